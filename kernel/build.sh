@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build convbench's kernel: Debian's linux-source-6.1 + kernel/patches/ +
+# kernel/config/convbench.config merged on tinyconfig, out of tree.
+#
+# The build lives in a cache outside the clone, keyed by a hash of the
+# source tarball, the patches, the config fragment and a recipe version
+# of this script, so a warm run is a lookup. Each key keeps its own build
+# directory; ccache (when installed) shares unchanged objects between
+# keys.
+#
+#   kernel/build.sh            build (or reuse) and print the output dir
+#   kernel/build.sh --print    print the output dir, fail if not built
+#   kernel/build.sh --key      print the cache key only
+#
+# Output dir (<cache>/<key>/out): bzImage, vmlinux, vmlinux.h, config,
+# System.map, series.sha, config.sha, key, build-time.
+#
+# Environment: CONVBENCH_CACHE (default /var/cache/convbench),
+# CONVBENCH_KSRC (the source tarball), JOBS (default: all cores).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${CONVBENCH_CACHE:-/var/cache/convbench}
+tarball=${CONVBENCH_KSRC:-/usr/src/linux-source-6.1.tar.xz}
+jobs=${JOBS:-$(nproc)}
+
+die() { echo "kernel/build.sh: $*" >&2; exit 1; }
+log() { echo "kernel/build.sh: $*" >&2; }
+
+mode=build
+case "${1:-}" in
+"") ;;
+--print) mode=print ;;
+--key) mode=key ;;
+-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "kernel/build.sh: unknown option '$1' (expected --print, --key or nothing)" >&2; exit 2 ;;
+esac
+
+[ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install linux-source-6.1, or run 'make deps' as root)"
+
+# the series in order; the cover letter (0000) carries no code
+patches=()
+for p in "$here"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+	case ${p##*/} in 0000-*) ;; *) [ -e "$p" ] && patches+=("$p") ;; esac
+done
+
+series_sha=$(cat "${patches[@]}" /dev/null | sha256sum | cut -c1-16)
+config_sha=$(sha256sum < "$here/config/convbench.config" | cut -c1-16)
+# Bump when a change to this script changes what it builds.
+recipe=1
+# the tarball is identified by size and mtime (hashing 130 MB each time
+# costs seconds)
+src_id=$(stat -c '%s %Y' "$tarball")
+key=$(printf '%s\n' "$src_id" "$series_sha" "$config_sha" "$recipe" |
+	sha256sum | cut -c1-16)
+
+dir=$cache/$key
+out=$dir/out
+
+case $mode in
+key) echo "$key"; exit 0 ;;
+print) [ -f "$out/done" ] || die "kernel $key not built (run make kernel)"; echo "$out"; exit 0 ;;
+esac
+
+if [ -f "$out/done" ]; then
+	log "cached kernel $key"
+	echo "$out"
+	exit 0
+fi
+
+mkdir -p "$cache"
+exec 9>"$cache/lock"
+flock -n 9 || { log "waiting for another kernel build to finish"; flock 9; }
+if [ -f "$out/done" ]; then echo "$out"; exit 0; fi
+
+start=$(date +%s)
+src=$dir/src
+build=$dir/build
+if [ ! -f "$src/.convbench-patched" ]; then
+	rm -rf "$src"
+	mkdir -p "$src"
+	log "unpacking $(basename "$tarball") into $src"
+	tar -C "$src" --strip-components=1 -xf "$tarball"
+	for p in "${patches[@]}"; do
+		log "applying $(basename "$p")"
+		# no fuzz: a hunk that does not apply exactly is an error
+		patch -d "$src" -p1 -F0 -s --no-backup-if-mismatch < "$p" ||
+			die "patch $(basename "$p") does not apply"
+	done
+	touch "$src/.convbench-patched"
+fi
+
+mkdir -p "$build" "$out"
+mk() { make -C "$src" O="$build" ARCH=x86_64 "$@"; }
+
+log "configuring (tinyconfig + convbench.config)"
+mk -s tinyconfig >/dev/null
+# merge_config reports every choice the fragment overrides: expected
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
+	"$here/config/convbench.config" >"$dir/config.log" 2>&1
+mk -s olddefconfig >/dev/null
+
+# every option the fragment asks for must survive olddefconfig
+missing=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) grep -qx "$line" "$build/.config" || {
+		log "config: $line did not stick (got: $(grep "^${line%%=*}=" "$build/.config" || echo unset))"
+		missing=1; } ;;
+	esac
+done < "$here/config/convbench.config"
+[ $missing = 0 ] || [ -n "${CONVBENCH_ALLOW_CONFIG_MISMATCH:-}" ] || die "config fragment not satisfied"
+
+log "building bzImage with $jobs jobs (cold: about 10-20 min on 2 cores; log in $dir/build.log)"
+cc=gcc
+if command -v ccache >/dev/null; then
+	# every key has its own tree: hash paths relative to the cache so
+	# that unchanged files hit across keys
+	cc="ccache gcc"
+	export CCACHE_BASEDIR=$cache CCACHE_NOHASHDIR=1
+fi
+if ! mk -j"$jobs" CC="$cc" bzImage > "$dir/build.log" 2>&1; then
+	tail -n 40 "$dir/build.log" >&2
+	die "kernel build failed, full log: $dir/build.log"
+fi
+
+cp "$build/arch/x86/boot/bzImage" "$build/vmlinux" "$build/System.map" "$out/"
+cp "$build/.config" "$out/config"
+if command -v bpftool >/dev/null; then
+	bpftool btf dump file "$build/vmlinux" format c > "$out/vmlinux.h.tmp"
+	mv "$out/vmlinux.h.tmp" "$out/vmlinux.h"
+fi
+echo "$series_sha" > "$out/series.sha"
+echo "$config_sha" > "$out/config.sha"
+echo "$key" > "$out/key"
+echo $(( $(date +%s) - start )) > "$out/build-time"
+touch "$out/done"
+log "kernel $key built in $(cat "$out/build-time") s"
+
+# keep the three newest keys, drop older build trees
+find "$cache" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn |
+	tail -n +4 | cut -d' ' -f2- | while read -r old; do
+	log "pruning old kernel cache $old"; rm -rf "$old"; done
+echo "$out"
