@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh: boot a kernel in QEMU with a busybox initramfs, run one command
+# inside it, and bring the guest's /out back through a raw virtio-blk disk.
+# See kernel/vm/README.md for the interface and exit codes.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly here prog=run-vm
+
+usage() {
+	cat <<'EOF'
+usage: run-vm.sh --kernel BZIMAGE --out DIR [options] -- COMMAND [ARGS...]
+
+Boot BZIMAGE under QEMU, run COMMAND in the guest (cwd /out, env
+CONVBENCH_OUT=/out), copy the guest's /out into DIR.
+
+  --kernel BZIMAGE        kernel to boot (required)
+  --out DIR               results directory, must be absent or empty (required)
+  --timeout SECONDS       kill QEMU after this long (default 600)
+  --mem MB                guest memory (default 2048)
+  --cpus N                guest CPUs (default 2)
+  --disk MB               size of the results disk (default 256)
+  --add HOSTFILE[:GUESTPATH]
+                          copy a file into the guest (default /bin/NAME;
+                          a GUESTPATH ending in / is a directory); repeatable
+  --add-dir HOSTDIR:GUESTDIR
+                          copy a directory tree into the guest; repeatable
+  --cmdline EXTRA         append to the kernel command line; repeatable
+  --fail-on-warn          a kernel WARNING fails the run (exit 125)
+  -v, --verbose           stream the whole console (boot log) to stderr
+  -h, --help              this text
+
+stdout carries the command's output; run-vm messages go to stderr.
+DIR gets console.log, vm.env and the files the command left in /out.
+Exit: COMMAND's status, 2 bad usage, 124 guest hung, 125 kernel panic/oops,
+126 no exit status came back (QEMU or guest init failed).
+Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
+
+example:
+  kernel/vm/run-vm.sh --kernel out/bzImage --out /tmp/r1 --add build/convbench \
+      --timeout 300 -- convbench --mode all --json /out/result.json
+EOF
+}
+
+say() { echo "$prog: $*" >&2; }
+bad() { say "$*"; exit 2; }
+need_uint() {	# OPTION VALUE MIN MAX
+	if ! [[ $2 =~ ^[0-9]{1,7}$ ]] || ((10#$2 < $3 || 10#$2 > $4)); then
+		bad "$1 expects an integer in $3..$4, got '$2'"
+	fi
+}
+
+kernel='' out='' timeout=600 mem=2048 cpus=2 disk=256 fail_on_warn=0
+verbose=${CONVBENCH_VERBOSE:-0}
+adds=() add_dirs=() extra_cmdline=()
+while (($#)); do
+	opt=$1
+	case $opt in
+	--*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
+	-h | --help) usage; exit 0 ;;
+	-v | --verbose) verbose=1; shift; continue ;;
+	--fail-on-warn) fail_on_warn=1; shift; continue ;;
+	--) shift; break ;;
+	--kernel | --out | --timeout | --mem | --cpus | --disk | --add | --add-dir | --cmdline)
+		(($# >= 2)) || bad "$opt expects a value" ;;
+	*) bad "unknown option '$opt' (the command goes after --; see --help)" ;;
+	esac
+	val=$2
+	shift 2
+	case $opt in
+	--kernel) kernel=$val ;;
+	--out) out=$val ;;
+	--timeout) need_uint "$opt" "$val" 1 86400; timeout=$((10#$val)) ;;
+	--mem) need_uint "$opt" "$val" 128 1048576; mem=$((10#$val)) ;;
+	--cpus) need_uint "$opt" "$val" 1 256; cpus=$((10#$val)) ;;
+	--disk) need_uint "$opt" "$val" 1 1048576; disk=$((10#$val)) ;;
+	--add) adds+=("$val") ;;
+	--add-dir) add_dirs+=("$val") ;;
+	--cmdline) extra_cmdline+=("$val") ;;
+	esac
+done
+(($#)) || bad "no command given: expected '-- COMMAND [ARGS...]'"
+[[ -n $kernel ]] || bad "--kernel BZIMAGE is required"
+[[ -f $kernel && -r $kernel ]] || bad "--kernel expects a readable file, got '$kernel'"
+[[ -n $out ]] || bad "--out DIR is required"
+if [[ -e $out ]]; then
+	[[ -d $out ]] || bad "--out expects a directory, '$out' is not one"
+	[[ -z $(ls -A "$out") ]] || bad "--out '$out' exists and is not empty; refusing to overwrite it"
+fi
+
+qemu=${CONVBENCH_QEMU:-qemu-system-x86_64}
+for tool in "$qemu" busybox cpio gzip tar timeout awk; do
+	command -v "$tool" >/dev/null || { say "missing host tool '$tool'"; exit 2; }
+done
+busybox=$(command -v busybox)
+if command -v readelf >/dev/null &&
+	LC_ALL=C readelf -l -- "$busybox" 2>/dev/null | grep -q 'program interpreter'; then
+	say "$busybox is dynamically linked: install busybox-static"
+	exit 2
+fi
+
+# Accelerator: KVM only where the host really offers VMX/SVM (the CI host
+# has a /dev/kvm without them, on which QEMU cannot boot a normal kernel).
+accel=${CONVBENCH_ACCEL:-auto}
+if [[ $accel == auto ]]; then
+	accel=tcg
+	if [[ -r /dev/kvm && -w /dev/kvm ]] &&
+		grep -qE '^flags[[:space:]]*:.*\<(vmx|svm)\>' /proc/cpuinfo; then
+		accel=kvm
+	fi
+fi
+case $accel in
+kvm) cpu=host; accel_opt=kvm ;;
+tcg) cpu=EPYC,+svm,+npt; accel_opt=tcg,thread=multi ;;
+*) bad "CONVBENCH_ACCEL expects kvm or tcg, got '$accel'" ;;
+esac
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-vm.XXXXXX")
+# QEMU runs in the background so that a signal to this script alone (a test
+# harness killing it) stops QEMU at once instead of at the timeout.
+# shellcheck disable=SC2317 # called from the traps
+stop_vm() {
+	local pid
+	pid=$(cat "$tmp/timeout.pid" 2>/dev/null) && kill -TERM "$pid" 2>/dev/null
+	return 0
+}
+trap 'rm -rf -- "$tmp"' EXIT
+trap 'stop_vm; say interrupted; exit 130' INT
+trap 'stop_vm; say terminated; exit 143' TERM
+
+# Guest paths: absolute, no "..", a trailing / means "into this directory".
+guest_path() {	# OPTION HOSTPATH GUESTPATH
+	local g=$3
+	[[ $g == /* && /$g/ != */../* ]] || bad "$1 expects an absolute guest path without '..', got '$g'"
+	[[ $g == */ ]] && g=$g$(basename -- "$2")
+	printf '%s' "$g"
+}
+sq() { local s=${1//\'/\'\\\'\'}; printf " '%s'" "$s"; }
+
+root=$tmp/root
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,root,etc/convbench}
+cp -- "$busybox" "$root/bin/busybox"
+install -m 0755 -- "$here/init.sh" "$root/init"
+{ printf 'set --'; for a in "$@"; do sq "$a"; done; echo; } >"$root/etc/convbench/argv"
+mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
+
+for spec in "${adds[@]}"; do
+	src=$spec dst=/bin/
+	if [[ ! -e $spec && $spec == *:* ]]; then src=${spec%:*} dst=${spec##*:}; fi
+	[[ -f $src && -r $src ]] || bad "--add expects a readable file, got '$src'"
+	dst=$(guest_path --add "$src" "$dst")
+	mkdir -p -- "$root$(dirname -- "$dst")"
+	cp -L --preserve=mode,timestamps -- "$src" "$root$dst"
+	if command -v readelf >/dev/null &&
+		LC_ALL=C readelf -l -- "$src" 2>/dev/null | grep -q 'program interpreter'; then
+		say "warning: '$src' is dynamically linked; the guest has no shared libraries"
+	fi
+done
+for spec in "${add_dirs[@]}"; do
+	[[ $spec == *:* ]] || bad "--add-dir expects HOSTDIR:GUESTDIR, got '$spec'"
+	src=${spec%:*}
+	[[ -d $src ]] || bad "--add-dir expects a host directory, got '$src'"
+	dst=$(guest_path --add-dir "$src" "${spec##*:}")
+	mkdir -p -- "$root$dst"
+	cp -a -- "$src/." "$root$dst/"
+done
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$tmp/initramfs.gz"
+truncate -s "${disk}M" "$tmp/disk.img"
+
+cmdline="console=ttyS0 panic=-1 oops=panic quiet${extra_cmdline[*]:+ ${extra_cmdline[*]}}"
+# One CPU per socket: without ACPI the kernel finds CPUs in SeaBIOS's MP
+# table, which lists only the first CPU of each package (QEMU 7.2's plain
+# "-smp 2" is 1 socket x 2 cores, and the guest would see one CPU).
+qemu_args=(-nographic -nodefaults -no-reboot -monitor none -serial stdio
+	-accel "$accel_opt" -cpu "$cpu" -m "$mem"
+	-smp "$cpus,sockets=$cpus,cores=1,threads=1"
+	-kernel "$kernel" -initrd "$tmp/initramfs.gz" -append "$cmdline"
+	-drive "file=${tmp//,/,,}/disk.img,format=raw,if=virtio")
+
+mkdir -p -- "$out"
+log=$out/console.log
+env_file=$out/vm.env
+kv() {	# KEY VALUE: key=value, single-quoted when needed (sourceable by sh)
+	local v=$2
+	[[ $v =~ ^[A-Za-z0-9_./:,+=@%-]*$ ]] || { v=$(sq "$v"); v=${v# }; }
+	printf '%s=%s\n' "$1" "$v" >>"$env_file"
+}
+kv accel "$accel"
+kv cpu "$cpu"
+kv qemu_version "$("$qemu" --version | head -n1)"
+kv kernel "$(realpath -- "$kernel")"
+kv kernel_sha256 "$(sha256sum -- "$kernel" | cut -d' ' -f1)"
+kv mem_mb "$mem"
+kv cpus "$cpus"
+kv cmdline "$cmdline"
+args=$(for a in "$@"; do sq "$a"; done)
+kv command "${args# }"
+kv host_kernel "$(uname -r)"
+kv started "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+
+say "booting $(basename -- "$kernel") ($accel, $cpus cpus, $mem MB, timeout ${timeout}s); console: $log"
+# The console goes to console.log; the command's lines (between the guest's
+# markers) to stdout; QEMU's own errors to stderr; everything else to
+# stderr only when verbose. mawk needs -W interactive to stream.
+awk_opts=()
+awk -W version 2>&1 | grep -q mawk && awk_opts=(-W interactive)
+: >"$log"
+t0=$(date +%s.%N)
+set +e
+# The group also keeps bash's job notice (QEMU killed by a signal) in the log.
+{
+	timeout --foreground -k 10 "$timeout" "$qemu" "${qemu_args[@]}" </dev/null &
+	echo "$!" >"$tmp/timeout.pid"
+	wait "$!"
+	echo "$?" 2>/dev/null >"$tmp/qemu.rc"	# $tmp is gone after a signal
+	rm -f "$tmp/timeout.pid"
+} 2>&1 |
+	awk "${awk_opts[@]}" -v logf="$log" -v verbose="$verbose" -v t0="$t0" -v mark="$tmp/started" '
+	{
+		sub(/\r$/, "")
+		if (!inside) gsub(/\033(\[[0-9;?]*[A-Za-z]|c)/, "")	# SeaBIOS screen codes
+		print >logf; fflush(logf)
+	}
+	inside && (i = index($0, "CONVBENCH-COMMAND-END")) {
+		inside = 0
+		if (i > 1) { print substr($0, 1, i - 1); fflush() }
+	}
+	/^qemu-system-[^:]*: / {
+		if (!/TCG doesn.t support requested feature|terminating on signal/) {
+			print >"/dev/stderr"; fflush("/dev/stderr")
+		}
+		next
+	}
+	inside { print; fflush(); next }
+	verbose { print >"/dev/stderr"; fflush("/dev/stderr") }
+	/^CONVBENCH-COMMAND-START/ {
+		inside = 1
+		"date +%s.%N" | getline t; printf "%.2f\n", t - t0 >mark; close(mark)
+	}' &
+wait "$!"
+set -e
+qemu_rc=$(cat "$tmp/qemu.rc" 2>/dev/null || echo 255)
+wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+
+status=$(sed -n 's/^CONVBENCH-EXIT-STATUS: \([0-9]\{1,3\}\)$/\1/p' "$log" | tail -n1)
+panic=$(grep -m1 'Kernel panic - not syncing' "$log" ||
+	grep -m1 -E 'BUG: |kernel BUG at|Oops: |: [0-9a-f]{4} \[#[0-9]+\]' "$log" || true)
+warn=$(grep -m1 'WARNING: ' "$log" || true)
+nwarn=$(grep -c 'WARNING: ' "$log" || true)
+boot=$(cat "$tmp/started" 2>/dev/null || echo)
+up_start=$(sed -n 's/^CONVBENCH-COMMAND-START uptime=\([0-9.]*\).*/\1/p' "$log" | head -n1)
+guest_cpus=$(sed -n 's/^CONVBENCH-COMMAND-START .*cpus=\([0-9]*\).*/\1/p' "$log" | head -n1)
+[[ -z $guest_cpus || $guest_cpus == "$cpus" ]] ||
+	say "warning: the guest sees $guest_cpus CPUs, not $cpus"
+up_end=$(sed -n 's/.*CONVBENCH-COMMAND-END uptime=//p' "$log" | tail -n1)
+
+result=ok code=$status
+if [[ -n $status ]]; then
+	# The marker comes after the disk is synced: the tar is complete unless
+	# the guest said otherwise (then extract nothing rather than a torso).
+	if grep -q '^convbench-init: .*/out is lost\|^convbench-init: writing /out' "$log"; then
+		say "the guest could not write /out to the ${disk} MB results disk (--disk MB), see $log"
+		result=no-results code=126
+	elif ! tar -C "$out" -xf "$tmp/disk.img" --no-same-owner \
+		--exclude=./console.log --exclude=./vm.env; then
+		say "could not extract the results disk into $out"
+		result=no-results code=126
+	fi
+	((qemu_rc == 124 || qemu_rc == 137)) &&
+		say "warning: the guest reported its status but did not power off"
+fi
+if [[ -n $panic ]]; then
+	if [[ $panic == *'Kernel panic'* ]]; then say "kernel panicked: $panic"; else say "kernel BUG/oops: $panic"; fi
+	result=panic code=125
+elif [[ -z $status ]] && ((qemu_rc == 124 || qemu_rc == 137)); then
+	say "guest hung (no exit after $timeout s), see $log"
+	result=timeout code=124
+elif [[ -z $status ]]; then
+	say "no 'CONVBENCH-EXIT-STATUS' line: the guest did not report (QEMU exit $qemu_rc), see $log; last lines:"
+	tail -n 15 "$log" | sed 's/^/  | /' >&2
+	result=no-status code=126
+fi
+if [[ -n $warn ]]; then
+	say "kernel warning ($nwarn WARNING lines, the first): $warn"
+	if ((fail_on_warn)) && [[ $result == ok ]]; then result=warning code=125; fi
+fi
+
+kv result "$result"
+kv exit_status "$status"
+kv exit_code "$code"
+kv boot_to_command_s "$boot"
+kv guest_cpus "$guest_cpus"
+kv guest_uptime_at_start_s "$up_start"
+kv guest_uptime_at_end_s "$up_end"
+kv kernel_warnings "$nwarn"
+kv tcg_unsupported_features "$(grep -o "TCG doesn't support requested feature: [^ ]*" "$log" |
+	sed 's/.*\.//' | sort -u | paste -sd, -)"
+kv wall_s "$wall"
+[[ $result == ok ]] &&
+	say "command exited with $status; boot ${boot:-?} s, wall $wall s; results in $out"
+exit "$code"
