@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace view of the private-memory ABI carried by convbench's kernel
+ * (kernel/patches/): Chao Peng's v5 series ported to 6.1 plus our
+ * additions. The system's <linux/kvm.h> and <linux/memfd.h> do not have
+ * these, so they are spelled out here; every number must match the
+ * patches.
+ */
+#ifndef CONVBENCH_PRIVMEM_UAPI_H
+#define CONVBENCH_PRIVMEM_UAPI_H
+
+#include <linux/kvm.h>
+#include <linux/types.h>
+
+/* v5 01/13: memfd whose content the host cannot read, write or mmap */
+#ifndef MFD_INACCESSIBLE
+#define MFD_INACCESSIBLE	0x0008U
+#endif
+
+/* v5 05/13: memslot with a private part in an fd */
+#define KVM_MEM_PRIVATE		(1UL << 2)
+
+struct kvm_userspace_memory_region_ext {
+	struct kvm_userspace_memory_region region;
+	__u64 private_offset;
+	__u32 private_fd;
+	__u32 padding[5];
+};
+
+/*
+ * v5 07/13: 36 and 37 are taken in 6.1 (RISCV_CSR, NOTIFY), so the port
+ * uses 38. KVM_RUN fails with EFAULT and run->exit_reason set to this.
+ */
+#define KVM_EXIT_MEMORY_ERROR		38
+#define KVM_MEMORY_EXIT_FLAG_PRIVATE	(1U << 0)
+
+/* layout of run->memory (inside the kvm_run exit union) */
+struct kvm_run_memory_exit {
+	__u32 flags;
+	__u32 padding;
+	__u64 gpa;
+	__u64 size;
+};
+
+static inline struct kvm_run_memory_exit *kvm_run_memory(struct kvm_run *run)
+{
+	return (struct kvm_run_memory_exit *)&run->hw;
+}
+
+/*
+ * Capabilities, answered by KVM_CHECK_EXTENSION on /dev/kvm and on a VM
+ * fd. The numbers sit far above upstream's range so that a kernel without
+ * our patches never answers them by accident.
+ */
+#define KVM_CAP_PRIVATE_MEM		1024	/* v5 12/13: KVM_MEM_PRIVATE */
+#define KVM_CAP_PRIVATE_MEM_SW_GFN	1025	/* software-private gfn record */
+#define KVM_CAP_PRIVATE_MEM_INPLACE	1026	/* in-place conversion */
+
+/*
+ * Software-private gfn record (our addition, a VM ioctl): marks
+ * [gpa, gpa + size) private (flags = KVM_SW_PRIVATE) or shared
+ * (flags = 0) for kvm_vcpu_is_private_gfn(). gpa and size must be page
+ * aligned, reserved 0. Existing mappings of the range are zapped.
+ */
+struct kvm_sw_private_range {
+	__u64 gpa;
+	__u64 size;
+	__u64 flags;
+	__u64 reserved;
+};
+#define KVM_SW_PRIVATE			(1ULL << 0)
+#define KVM_SET_SW_PRIVATE_RANGE	_IOW(KVMIO, 0xd2, struct kvm_sw_private_range)
+
+/* KVM_HC_MAP_GPA_RANGE attributes (arch/x86/include/uapi/asm/kvm_para.h) */
+#ifndef KVM_HC_MAP_GPA_RANGE
+#define KVM_HC_MAP_GPA_RANGE		12
+#endif
+#ifndef KVM_MAP_GPA_RANGE_ENCRYPTED
+#define KVM_MAP_GPA_RANGE_ENCRYPTED	(1ULL << 4)
+#define KVM_MAP_GPA_RANGE_DECRYPTED	(0ULL << 4)
+#endif
+
+#endif /* CONVBENCH_PRIVMEM_UAPI_H */
