@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# convbench: measure KVM guest private<->shared memory conversion on
+# Chao Peng's v5 private-memory series (destructive) and our in-place
+# variant. See README.md.
+#
+#   make bench   build everything, boot the kernel, run, write results/
+#   make test    build everything, run the host and in-VM test suites
+#   make kernel  build (or fetch from the cache) the kernel
+#   make vm      boot the kernel and run CMD inside (make vm CMD='...')
+#   make deps    install the Debian packages (as root) or list them
+#
+# V=1 shows the commands.
+
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD ?= build
+V ?= 0
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 flex bison bc \
+	libssl-dev libelf-dev dwarves cpio xz-utils ccache \
+	qemu-system-x86 busybox-static \
+	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
+	gnuplot-nox hyperfine
+
+.PHONY: all deps kernel vm test test-quick test-vm tests-bin clean help
+
+all: tests-bin
+
+help:
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+
+# Install what is missing when root; otherwise name it and stop.
+deps:
+	$(Q)missing=$$(dpkg-query -W -f='$${Package} $${db:Status-Abbrev}\n' \
+		$(DEB_PACKAGES) 2>/dev/null | awk '$$2 == "ii" {print $$1}' | \
+		sort | comm -13 - <(printf '%s\n' $(DEB_PACKAGES) | sort)); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "make deps: missing Debian packages:" $$missing; \
+		echo "make deps: run 'make deps' as root, or: apt-get install" $$missing; \
+		exit 1; \
+	fi; \
+	echo "make deps: installing" $$missing; \
+	{ apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $$missing; } \
+		> $(BUILD)/deps.log 2>&1 || { mkdir -p $(BUILD); \
+		tail -n 20 $(BUILD)/deps.log; exit 1; }
+
+$(BUILD):
+	$(Q)mkdir -p $@
+
+deps: | $(BUILD)
+
+# The kernel lives in a cache outside the tree (kernel/build.sh), keyed by
+# the patches, the config fragment and the build script.
+kernel: deps
+	$(Q)kernel/build.sh >/dev/null
+
+include tests/Makefile.inc
+
+clean:
+	$(Q)rm -rf $(BUILD)
