@@ -171,7 +171,13 @@ done
 	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$tmp/initramfs.gz"
 truncate -s "${disk}M" "$tmp/disk.img"
 
-cmdline="console=ttyS0 panic=-1 oops=panic quiet${extra_cmdline[*]:+ ${extra_cmdline[*]}}"
+# tsc=reliable: under TCG every vCPU reads the host's invariant TSC, but the
+# boot-time sync check sees emulation skew, marks the TSC unstable and
+# falls back to jiffies; KVM would then freeze the guest TSC across exits
+# to userspace (vcpu_load re-bases it), hiding the VMM's time from guest
+# timings. convbench.* keys tell programs inside where they run.
+qemu_ver=$("$qemu" --version | head -n1 | sed -n 's/^QEMU emulator version \([^ ]*\).*/\1/p')
+cmdline="console=ttyS0 panic=-1 oops=panic quiet tsc=reliable convbench.accel=$accel convbench.qemu=${qemu_ver:-unknown}${extra_cmdline[*]:+ ${extra_cmdline[*]}}"
 # One CPU per socket: without ACPI the kernel finds CPUs in SeaBIOS's MP
 # table, which lists only the first CPU of each package (QEMU 7.2's plain
 # "-smp 2" is 1 socket x 2 cores, and the guest would see one CPU).
