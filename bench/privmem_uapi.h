@@ -80,4 +80,35 @@ struct kvm_sw_private_range {
 #define KVM_MAP_GPA_RANGE_DECRYPTED	(0ULL << 4)
 #endif
 
+/*
+ * In-place conversion (our addition, kernel/patches 0018-0020, present
+ * when KVM_CAP_PRIVATE_MEM_INPLACE answers 1): an ioctl on the
+ * MFD_INACCESSIBLE memfd makes the page-aligned range [offset,
+ * offset + len) shared (the host may mmap(MAP_SHARED), read and write
+ * it; KVM maps the same page through the slot's userspace_addr) or
+ * private again, without freeing, allocating or copying a page. flags:
+ * exactly one of TO_SHARED/TO_PRIVATE and exactly one of PRESERVE/ZERO;
+ * pad 0. To private fails with EBUSY, changing nothing, while a page of
+ * the range has another reference (GUP, vmsplice, O_DIRECT); then
+ * error_offset is the file offset of the first busy page. Every offset
+ * starts private; fallocate()/PUNCH_HOLE do not change shareability.
+ * The kernel's function is shmem_convert_range() (an attach point).
+ */
+#ifndef MEMFD_IOC_CONVERT_RANGE
+struct memfd_convert_range {
+	__u64 offset;
+	__u64 len;
+	__u32 flags;
+	__u32 pad;
+	__u64 error_offset;	/* out, on EBUSY */
+};
+
+#define MEMFD_CONVERT_TO_SHARED		(1U << 0)
+#define MEMFD_CONVERT_TO_PRIVATE	(1U << 1)
+#define MEMFD_CONVERT_PRESERVE		(1U << 2)
+#define MEMFD_CONVERT_ZERO		(1U << 3)
+
+#define MEMFD_IOC_CONVERT_RANGE	_IOWR(0xB9, 0x00, struct memfd_convert_range)
+#endif
+
 #endif /* CONVBENCH_PRIVMEM_UAPI_H */

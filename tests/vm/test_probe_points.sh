@@ -13,7 +13,7 @@
 # available_filter_functions, no mount attempted) and BTF override the
 # defaults.
 
-FUNCS=${PROBE_FUNCS:-"memfile_notifier_invalidate memfile_notifier_fallocate kvm_faultin_pfn_private shmem_fallocate"}
+FUNCS=${PROBE_FUNCS:-"memfile_notifier_invalidate memfile_notifier_fallocate kvm_faultin_pfn_private shmem_fallocate shmem_convert_range"}
 HERE=$(dirname "$0")
 KALLSYMS=${KALLSYMS:-/proc/kallsyms}
 BTF=${BTF:-/sys/kernel/btf/vmlinux}
