@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convtrace's loader: decide per function how to probe it on this kernel
+ * (fentry/fexit, kprobe/kretprobe or not at all), load the skeleton with
+ * only the programs that will be used, attach, and read the per-CPU
+ * histograms back. Printing and CSV are in trace_out.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/kvm.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "convtrace.h"
+#include "convtrace.skel.h"
+#include "trace_int.h"
+#include "trace_lib.h"
+
+const char *const conv_trace_default_funcs[] = {
+	/* the series' hooks */
+	"shmem_fallocate",
+	"memfile_notifier_invalidate",
+	"memfile_notifier_fallocate",
+	"kvm_memfile_notifier_handler",
+	/* both out of line only with our noinline patch (0017) */
+	"kvm_faultin_pfn_private",
+	"kvm_vm_ioctl_set_sw_private_range",
+	/* in-place conversion (our 0019, noinline there) and its phases */
+	"shmem_convert_range",
+	"shmem_check_unused",
+	"shmem_zero_range",
+	"lru_add_drain_all",
+	/* KVM zap and TLB flush */
+	"kvm_unmap_gfn_range",
+	"kvm_tdp_mmu_unmap_gfn_range",
+	"kvm_flush_remote_tlbs",
+	"kvm_tdp_page_fault",
+	/* shmem page freeing, allocation, lookup for KVM */
+	"shmem_undo_range",
+	"shmem_alloc_folio",
+	"shmem_get_lock_pfn",
+	/*
+	 * page clearing: clear_page() picks one by CPU feature
+	 * (alternatives); assembly without an ftrace nop, so no fentry:
+	 * these show the kprobe fallback at work
+	 */
+	"clear_page_erms",
+	"clear_page_rep",
+	"clear_page_orig",
+	NULL,
+};
+
+static const char *const rt_names[NR_RT] = {
+	"sys_enter", "sys_exit", "kvm_exit", "kvm_userspace_exit", "kvm_entry",
+};
+
+static const struct {
+	const char *name;
+	unsigned int needs;	/* 1 << RT_* */
+	bool count_only;
+} tp_rows[CT_NR_TP] = {
+	[CT_TP_FALLOCATE] = { "sys_fallocate",
+		1 << RT_SYS_ENTER | 1 << RT_SYS_EXIT },
+	[CT_TP_KVM_EXIT] = { "kvm:kvm_exit",
+		1 << RT_KVM_EXIT | 1 << RT_KVM_ENTRY | 1 << RT_KVM_USER_EXIT },
+	[CT_TP_KVM_USER_EXIT] = { "kvm:kvm_userspace_exit",
+		1 << RT_KVM_USER_EXIT, true },
+	[CT_TP_KVM_USER_RT] = { "kvm:userspace_roundtrip",
+		1 << RT_KVM_USER_EXIT | 1 << RT_SYS_ENTER },
+};
+
+static struct bpf_program *rt_prog(struct convtrace_bpf *s, int rt)
+{
+	switch (rt) {
+	case RT_SYS_ENTER:	return s->progs.sys_enter_tp;
+	case RT_SYS_EXIT:	return s->progs.sys_exit_tp;
+	case RT_KVM_EXIT:	return s->progs.kvm_exit_tp;
+	case RT_KVM_USER_EXIT:	return s->progs.kvm_userspace_exit_tp;
+	default:		return s->progs.kvm_entry_tp;
+	}
+}
+
+static int quiet_print(enum libbpf_print_level l __attribute__((unused)),
+		       const char *f __attribute__((unused)),
+		       va_list ap __attribute__((unused)))
+{
+	return 0;
+}
+
+static int verbose_print(enum libbpf_print_level l __attribute__((unused)),
+			 const char *f, va_list ap)
+{
+	return vfprintf(stderr, f, ap);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+say(const struct conv_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(t->log, "convtrace: ");
+	va_start(ap, fmt);
+	vfprintf(t->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', t->log);
+}
+
+/* slot n's programs, found by name: the skeleton has no array of them */
+static struct bpf_program *slot_prog(struct conv_trace *t, const char *kind,
+				     int n)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s_%d", kind, n);
+	return bpf_object__find_program_by_name(t->skel->obj, name);
+}
+
+/*
+ * Test attach: load a "return 0" fentry program for btf_id and attach it.
+ * Tells apart "BPF tracing not permitted" (load) from "function not
+ * traceable" (attach: no ftrace nop at its start, e.g. assembly).
+ */
+static int try_fentry(int btf_id, char *why, size_t n)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = btf_id);
+	int fd, lfd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ct_try", "GPL", insns, 2, &o);
+	if (fd < 0) {
+		snprintf(why, n, "fentry: load refused (%s)", strerror(-fd));
+		return fd;
+	}
+	lfd = bpf_raw_tracepoint_open(NULL, fd);
+	if (lfd < 0) {
+		snprintf(why, n, "fentry: attach failed (%s)", strerror(-lfd));
+		close(fd);
+		return lfd;
+	}
+	close(lfd);
+	close(fd);
+	return 0;
+}
+
+/* kprobes need the kprobe PMU (4.17+) or tracefs kprobe_events */
+static bool have_kprobes(char *why, size_t n)
+{
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1) {
+		snprintf(why, n, "kprobe programs not supported");
+		return false;
+	}
+	if (!access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
+	    !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
+	    !access("/sys/kernel/debug/tracing/kprobe_events", W_OK))
+		return true;
+	snprintf(why, n, "kernel has no kprobes");
+	return false;
+}
+
+/*
+ * Mark which functions are text symbols, and note a compiler clone
+ * (NAME.constprop.N, NAME.isra.N: the whole body, fewer or reordered
+ * arguments) where NAME itself is gone, or else any NAME.SUFFIX (.part,
+ * .cold: only a piece of it) for the report.
+ */
+static bool is_clone(const char *suffix)
+{
+	return !strncmp(suffix, ".constprop.", 11) ||
+	       !strncmp(suffix, ".isra.", 6);
+}
+
+static void scan_kallsyms(struct conv_trace *t, bool *found,
+			  char (*similar)[64])
+{
+	char line[512], name[256], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	size_t len;
+	int i;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %255s", &type, name) != 2)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		for (i = 0; i < t->nr_funcs; i++) {
+			len = strlen(t->probes[i].name);
+			if (strncmp(name, t->probes[i].name, len))
+				continue;
+			if (!name[len])
+				found[i] = true;
+			else if (name[len] == '.' && (!similar[i][0] ||
+				 is_clone(name + len)))
+				snprintf(similar[i], 64, "%.63s", name);
+		}
+	}
+	fclose(f);
+}
+
+/* choose fentry, kprobe or nothing for every function slot */
+static void plan_funcs(struct conv_trace *t)
+{
+	bool found[CT_MAX_FUNCS] = { false };
+	char similar[CT_MAX_FUNCS][64] = { { 0 } };
+	char kp_why[64], fe_why[96];
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool kprobes = have_kprobes(kp_why, sizeof(kp_why));
+	const char *clone;
+	struct probe *p;
+	int i, id;
+
+	scan_kallsyms(t, found, similar);
+	for (i = 0; i < t->nr_funcs; i++) {
+		p = &t->probes[i];
+		id = btf ? btf__find_by_name_kind(btf, p->name, BTF_KIND_FUNC)
+			 : -ENOENT;
+		clone = !found[i] && similar[i][0] &&
+			is_clone(strchr(similar[i], '.')) ? similar[i] : NULL;
+		if (!btf)
+			snprintf(fe_why, sizeof(fe_why), "no vmlinux BTF");
+		else if (id < 0)
+			snprintf(fe_why, sizeof(fe_why), "no BTF FUNC");
+		else if (t->force_kprobe)
+			snprintf(fe_why, sizeof(fe_why), "kprobes asked for");
+		else if (!try_fentry(id, fe_why, sizeof(fe_why))) {
+			p->plan = PLAN_FENTRY;
+			continue;
+		}
+		if ((found[i] || clone) && kprobes) {
+			p->plan = PLAN_KPROBE;
+			snprintf(p->ksym, sizeof(p->ksym), "%.63s",
+				 clone ? clone : p->name);
+			snprintf(p->reason, sizeof(p->reason), "%.95s%s%.63s",
+				 fe_why,
+				 clone ? "; on the compiler's clone " : "",
+				 clone ? clone : "");
+		} else if (!found[i] && (!btf || id < 0)) {
+			snprintf(p->reason, sizeof(p->reason),
+				 "absent: no BTF FUNC, not in kallsyms%s%.63s",
+				 similar[i][0] ? "; there is " : "", similar[i]);
+		} else {
+			snprintf(p->reason, sizeof(p->reason), "%s; kprobe: %s",
+				 fe_why, found[i] ? kp_why : "not in kallsyms");
+		}
+	}
+	btf__free(btf);
+}
+
+static int set_autoload(struct conv_trace *t, bool funcs)
+{
+	static const char *const kinds[] = { "fentry", "fexit", "kprobe",
+					     "kretprobe" };
+	struct bpf_program *prog;
+	enum plan want;
+	int n, k, err;
+
+	for (n = 0; n < CT_MAX_FUNCS; n++) {
+		for (k = 0; k < 4; k++) {
+			prog = slot_prog(t, kinds[k], n);
+			if (!prog)
+				return -ENOENT;
+			want = k < 2 ? PLAN_FENTRY : PLAN_KPROBE;
+			if (!funcs || n >= t->nr_funcs ||
+			    t->probes[n].plan != want) {
+				bpf_program__set_autoload(prog, false);
+				continue;
+			}
+			if (want == PLAN_FENTRY) {
+				err = bpf_program__set_attach_target(prog, 0,
+							t->probes[n].name);
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+/* in ftrace's available_filter_functions (kprobe events require it) */
+static bool ftrace_listed(const char *name)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	char line[256];
+	size_t len = strlen(name);
+	bool found = false;
+	unsigned int i;
+	FILE *f = NULL;
+
+	for (i = 0; !f && i < 2; i++)
+		f = fopen(paths[i], "r");
+	if (!f)
+		return true;	/* cannot tell: no hint */
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, name, len) &&
+			(line[len] == '\n' || line[len] == ' ');
+	fclose(f);
+	return found;
+}
+
+static void attach_funcs(struct conv_trace *t)
+{
+	struct probe *p;
+	const char *kind;
+	int n, k, err;
+
+	for (n = 0; n < t->nr_funcs; n++) {
+		p = &t->probes[n];
+		if (p->plan == PLAN_NONE)
+			continue;
+		for (k = 0; k < 2; k++) {
+			if (p->plan == PLAN_FENTRY) {
+				kind = k ? "fexit" : "fentry";
+				p->links[k] = bpf_program__attach_trace(
+					slot_prog(t, kind, n));
+			} else {
+				kind = k ? "kretprobe" : "kprobe";
+				p->links[k] = bpf_program__attach_kprobe(
+					slot_prog(t, kind, n), k, p->ksym);
+			}
+			err = libbpf_get_error(p->links[k]);
+			if (err) {
+				p->links[k] = NULL;
+				snprintf(p->reason, sizeof(p->reason),
+					 "%s attach failed (%s)%s", kind,
+					 strerror(-err),
+					 err == -EINVAL && p->plan == PLAN_KPROBE &&
+					 !ftrace_listed(p->ksym) ?
+					 ": a notrace function, kprobe events need CONFIG_KPROBE_EVENTS_ON_NOTRACE=y" : "");
+				bpf_link__destroy(p->links[0]);
+				p->links[0] = NULL;
+				break;
+			}
+		}
+		if (p->links[0])
+			p->attach = p->plan == PLAN_FENTRY ? "fentry" : "kprobe";
+	}
+}
+
+static void attach_tracepoints(struct conv_trace *t)
+{
+	char why[NR_RT][64];
+	struct probe *p;
+	int rt, i, err;
+
+	for (rt = 0; rt < NR_RT; rt++) {
+		t->rt_links[rt] = bpf_program__attach_raw_tracepoint(
+				rt_prog(t->skel, rt), rt_names[rt]);
+		err = libbpf_get_error(t->rt_links[rt]);
+		if (err) {
+			t->rt_links[rt] = NULL;
+			snprintf(why[rt], sizeof(why[rt]),
+				 "raw tracepoint %s: %s", rt_names[rt],
+				 strerror(-err));
+		}
+	}
+	for (i = 0; i < CT_NR_TP; i++) {
+		p = &t->probes[CT_TP_ID(i)];
+		p->attach = "raw_tp";
+		for (rt = 0; rt < NR_RT; rt++) {
+			if (!(tp_rows[i].needs & 1 << rt) || t->rt_links[rt])
+				continue;
+			p->attach = NULL;
+			snprintf(p->reason, sizeof(p->reason), "%s", why[rt]);
+		}
+	}
+}
+
+static void report(struct conv_trace *t)
+{
+	int n, fentry = 0, kprobe = 0, tps = 0;
+	struct probe *p;
+
+	for (n = 0; n < CT_NR_PROBES; n++) {
+		p = &t->probes[n];
+		if (!p->name[0])
+			continue;
+		if (!p->attach)
+			continue;
+		if (!p->is_func)
+			tps++;
+		else if (!strcmp(p->attach, "fentry"))
+			fentry++;
+		else
+			kprobe++;
+		if (t->verbose)
+			say(t, "%s: %s%s%s", p->name, p->attach,
+			    p->reason[0] ? " because " : "", p->reason);
+	}
+	conv_trace_print_missing(t, t->log, "convtrace: ");
+	say(t, "%d of %d functions attached (fentry %d, kprobe %d), %d of %d tracepoint rows",
+	    fentry + kprobe, t->nr_funcs, fentry, kprobe, tps, CT_NR_TP);
+}
+
+static int add_func(struct conv_trace *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->nr_funcs; i++)
+		if (!strcmp(t->probes[i].name, name))
+			return 0;
+	if (t->nr_funcs >= CT_MAX_FUNCS ||
+	    strlen(name) >= sizeof(t->probes[0].name))
+		return -E2BIG;
+	snprintf(t->probes[t->nr_funcs].name, sizeof(t->probes[0].name),
+		 "%s", name);
+	t->probes[t->nr_funcs++].is_func = true;
+	return 0;
+}
+
+struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
+{
+	static const struct conv_trace_opts defaults;
+	struct conv_trace *t = calloc(1, sizeof(*t));
+	const char *const *f;
+	int i, err = 0, attempt;
+	bool funcs = false;
+	pid_t tgid;
+
+	if (!t)
+		return NULL;
+	if (!opts)
+		opts = &defaults;
+	t->log = opts->log ? opts->log : stderr;
+	t->verbose = opts->verbose;
+	t->force_kprobe = opts->force_kprobe;
+	libbpf_set_print(opts->verbose ? verbose_print : quiet_print);
+
+	for (f = conv_trace_default_funcs; !opts->no_default_funcs && *f; f++)
+		err = err ? err : add_func(t, *f);
+	for (f = opts->extra_funcs; f && *f; f++)
+		err = err ? err : add_func(t, *f);
+	if (err) {
+		say(t, "more than %d functions, or a name too long", CT_MAX_FUNCS);
+		goto fail;
+	}
+	for (i = 0; i < CT_NR_TP; i++) {
+		snprintf(t->probes[CT_TP_ID(i)].name, sizeof(t->probes[0].name),
+			 "%s", tp_rows[i].name);
+		t->probes[CT_TP_ID(i)].count_only = tp_rows[i].count_only;
+	}
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		err = t->ncpus ? t->ncpus : -EINVAL;
+		goto fail;
+	}
+	tgid = opts->all ? 0 : opts->tgid ? opts->tgid : getpid();
+
+	plan_funcs(t);
+	for (i = 0; i < t->nr_funcs; i++)
+		funcs |= t->probes[i].plan != PLAN_NONE;
+	/*
+	 * a kernel that loads the tracepoints but not the function probes
+	 * still gives the tracepoint rows: second attempt without them
+	 */
+	for (attempt = funcs ? 0 : 1; attempt < 2; attempt++) {
+		t->skel = convtrace_bpf__open();
+		if (!t->skel) {
+			err = -errno;
+			say(t, "cannot open the BPF object: %s", strerror(errno));
+			goto fail;
+		}
+		t->skel->rodata->targ_tgid = tgid;
+		t->skel->rodata->nr_fallocate = SYS_fallocate;
+		t->skel->rodata->nr_ioctl = SYS_ioctl;
+		t->skel->rodata->kvm_run_cmd = KVM_RUN;
+		err = set_autoload(t, attempt == 0);
+		if (!err)
+			err = convtrace_bpf__load(t->skel);
+		if (!err)
+			break;
+		convtrace_bpf__destroy(t->skel);
+		t->skel = NULL;
+		if (attempt == 0) {
+			for (i = 0; i < t->nr_funcs; i++) {
+				if (t->probes[i].plan == PLAN_NONE)
+					continue;
+				t->probes[i].plan = PLAN_NONE;
+				snprintf(t->probes[i].reason,
+					 sizeof(t->probes[i].reason),
+					 "loading the function probes failed (%s)",
+					 strerror(-err));
+			}
+		}
+	}
+	if (err) {
+		say(t, "cannot load the BPF programs: %s%s", strerror(-err),
+		    t->verbose ? "" : " (-v shows libbpf's messages)");
+		/*
+		 * libbpf 1.1 tests global data support by loading a socket
+		 * filter; without CONFIG_NET it concludes "none" and skips
+		 * .rodata/.bss, so every program fails to load.
+		 */
+		if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER,
+					       NULL) != 1)
+			say(t, "this kernel has no socket filter programs (CONFIG_NET=n): libbpf then assumes no BPF global data and cannot load .rodata/.bss; build the kernel with CONFIG_NET=y");
+		goto fail;
+	}
+	attach_funcs(t);
+	attach_tracepoints(t);
+	report(t);
+	return t;
+fail:
+	conv_trace_close(t);
+	errno = err < 0 ? -err : EINVAL;
+	return NULL;
+}
+
+void conv_trace_close(struct conv_trace *t)
+{
+	unsigned int i;
+	int n;
+
+	if (!t)
+		return;
+	for (n = 0; n < CT_NR_PROBES; n++) {
+		bpf_link__destroy(t->probes[n].links[0]);
+		bpf_link__destroy(t->probes[n].links[1]);
+	}
+	for (n = 0; n < NR_RT; n++)
+		bpf_link__destroy(t->rt_links[n]);
+	convtrace_bpf__destroy(t->skel);
+	for (i = 0; i < t->nr_ctx_names; i++)
+		free(t->ctx_names[i]);
+	free(t->ctx_names);
+	free(t);
+}
+
+void conv_trace_set_context(struct conv_trace *t, unsigned int ctx)
+{
+	__atomic_store_n(&t->skel->bss->conv_context, ctx, __ATOMIC_RELEASE);
+}
+
+int conv_trace_name_context(struct conv_trace *t, unsigned int ctx,
+			    const char *name)
+{
+	char **names, *copy;
+
+	if (ctx >= 65536)
+		return -EINVAL;
+	if (ctx >= t->nr_ctx_names) {
+		names = realloc(t->ctx_names, (ctx + 1) * sizeof(*names));
+		if (!names)
+			return -ENOMEM;
+		memset(names + t->nr_ctx_names, 0,
+		       (ctx + 1 - t->nr_ctx_names) * sizeof(*names));
+		t->ctx_names = names;
+		t->nr_ctx_names = ctx + 1;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	free(t->ctx_names[ctx]);
+	t->ctx_names[ctx] = copy;
+	return 0;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading convtrace's maps: probe status, the per-CPU histograms summed
+ * over CPUs and handed out row by row, reset, lost samples.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+
+#include "convtrace.h"
+#include "convtrace.skel.h"
+#include "trace_int.h"
+#include "trace_lib.h"
+
+int conv_trace_nr_probes(const struct conv_trace *t)
+{
+	return t->nr_funcs + CT_NR_TP;
+}
+
+int conv_trace_probe_info(const struct conv_trace *t, int i,
+			  struct conv_trace_probe_info *info)
+{
+	int id = probe_id(t, i);
+
+	if (id < 0)
+		return id;
+	info->name = t->probes[id].name;
+	info->attach = t->probes[id].attach;
+	info->reason = t->probes[id].reason;
+	info->is_func = t->probes[id].is_func;
+	return 0;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct ct_hist_key *x = a, *y = b;
+
+	if (x->probe != y->probe)
+		return x->probe < y->probe ? -1 : 1;
+	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+static int get_keys(struct conv_trace *t, struct ct_hist_key *keys)
+{
+	struct bpf_map *map = t->skel->maps.hists;
+	int n = 0;
+
+	while (n < CT_MAX_HISTS &&
+	       !bpf_map__get_next_key(map, n ? &keys[n - 1] : NULL, &keys[n],
+				      sizeof(keys[0])))
+		n++;
+	return n;
+}
+
+int conv_trace_read(struct conv_trace *t, conv_trace_cb cb, void *arg)
+{
+	struct ct_hist_key *keys = calloc(CT_MAX_HISTS, sizeof(*keys));
+	struct ct_hist *vals = calloc(t->ncpus, sizeof(*vals));
+	struct ct_hist *sum = calloc(1, sizeof(*sum));
+	uint64_t slots[CT_HIST_NBUCKETS];
+	struct conv_trace_row row;
+	int n, i, k = 0, c, id, ret = 0;
+	unsigned int b;
+	bool seen;
+
+	if (!keys || !vals || !sum) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	n = get_keys(t, keys);
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 0; i < conv_trace_nr_probes(t) && !ret; i++) {
+		id = probe_id(t, i);
+		if (!t->probes[id].attach)
+			continue;
+		while (k < n && keys[k].probe < (unsigned int)id)
+			k++;
+		memset(&row, 0, sizeof(row));
+		row.probe = t->probes[id].name;
+		row.attach = t->probes[id].attach;
+		row.count_only = t->probes[id].count_only;
+		row.nr_buckets = row.count_only ? 0 : CT_HIST_NBUCKETS;
+		row.buckets = row.count_only ? NULL : slots;
+		row.sub_bits = CT_HIST_SUB_BITS;
+		seen = false;
+		for (; k < n && keys[k].probe == (unsigned int)id && !ret; k++) {
+			if (bpf_map__lookup_elem(t->skel->maps.hists, &keys[k],
+						 sizeof(keys[k]), vals,
+						 t->ncpus * sizeof(*vals), 0))
+				continue;	/* deleted meanwhile */
+			memset(sum, 0, sizeof(*sum));
+			for (c = 0; c < t->ncpus; c++) {
+				sum->count += vals[c].count;
+				sum->sum_ns += vals[c].sum_ns;
+				for (b = 0; b < CT_HIST_NBUCKETS; b++)
+					sum->slots[b] += vals[c].slots[b];
+			}
+			for (b = 0; b < CT_HIST_NBUCKETS; b++)
+				slots[b] = sum->slots[b];
+			row.ctx = keys[k].ctx;
+			row.ctx_name = row.ctx < t->nr_ctx_names ?
+				       t->ctx_names[row.ctx] : NULL;
+			row.count = sum->count;
+			row.sum_ns = sum->sum_ns;
+			seen = true;
+			ret = cb(&row, arg);
+		}
+		if (!seen && !ret) {
+			memset(slots, 0, sizeof(slots));
+			row.ctx_name = t->nr_ctx_names ? t->ctx_names[0] : NULL;
+			ret = cb(&row, arg);
+		}
+	}
+out:
+	free(keys);
+	free(vals);
+	free(sum);
+	return ret;
+}
+
+int conv_trace_reset(struct conv_trace *t)
+{
+	struct ct_hist_key *keys = calloc(CT_MAX_HISTS, sizeof(*keys));
+	__u64 *zero = calloc(t->ncpus, sizeof(*zero));
+	__u32 d;
+	int n, i;
+
+	if (!keys || !zero) {
+		free(keys);
+		free(zero);
+		return -ENOMEM;
+	}
+	n = get_keys(t, keys);
+	for (i = 0; i < n; i++)
+		bpf_map__delete_elem(t->skel->maps.hists, &keys[i],
+				     sizeof(keys[i]), 0);
+	for (d = 0; d < CT_NR_DROPS; d++)
+		bpf_map__update_elem(t->skel->maps.drops, &d, sizeof(d), zero,
+				     t->ncpus * sizeof(*zero), 0);
+	free(keys);
+	free(zero);
+	return 0;
+}
+
+unsigned long long conv_trace_drops(struct conv_trace *t)
+{
+	__u64 *vals = calloc(t->ncpus, sizeof(*vals));
+	unsigned long long sum = 0;
+	__u32 d;
+	int c;
+
+	for (d = 0; vals && d < CT_NR_DROPS; d++) {
+		if (bpf_map__lookup_elem(t->skel->maps.drops, &d, sizeof(d),
+					 vals, t->ncpus * sizeof(*vals), 0))
+			continue;
+		for (c = 0; c < t->ncpus; c++)
+			sum += vals[c];
+	}
+	free(vals);
+	return sum;
+}
+
+static int add_count(const struct conv_trace_row *row, void *arg)
+{
+	*(unsigned long long *)arg += row->count;
+	return 0;
+}
+
+unsigned long long conv_trace_hits(struct conv_trace *t)
+{
+	unsigned long long hits = 0;
+
+	conv_trace_read(t, add_count, &hits);
+	return hits;
+}
