@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest side of the conversion workload. Runs in the guest (long mode,
+ * identity map, no libc): fills its range with a per-page pattern, asks
+ * for a conversion, makes the range usable again (copying the data back
+ * when it must survive a destructive conversion), verifies every word,
+ * and stores the timings in a sample array the host reads afterwards.
+ *
+ * Host and guest agree on the order of conversions: to-shared then
+ * to-private, for every iteration; conversion k = 2 * iteration + dir.
+ */
+#include "guest_conv.h"
+
+/* copy without a memcpy() call (guest code is libc-free) */
+static inline GUEST_CODE void guest_copy64(void *dst, const void *src,
+					   uint64_t bytes)
+{
+	uint64_t n = bytes / 8;
+
+	asm volatile("rep movsq"
+		     : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+
+static inline GUEST_CODE uint64_t page_value(uint64_t val, uint64_t page)
+{
+	return val ^ (page * 0x9e3779b97f4a7c15ULL);
+}
+
+static GUEST_CODE void guest_fill(const struct guest_args *a, uint64_t val)
+{
+	uint64_t off;
+
+	for (off = 0; off < a->size; off += GUEST_CONV_PAGE)
+		guest_fill64((void *)(a->base + off),
+			     page_value(val, off / GUEST_CONV_PAGE),
+			     GUEST_CONV_PAGE);
+}
+
+/* every word of every page, untimed; reports the first bad word */
+static GUEST_CODE void guest_verify(const struct guest_args *a, uint64_t val,
+				    bool zero, uint64_t k)
+{
+	uint64_t off, i;
+
+	for (off = 0; off < a->size; off += GUEST_CONV_PAGE) {
+		const volatile uint64_t *w = (void *)(a->base + off);
+		uint64_t want = zero ? 0 : page_value(val, off / GUEST_CONV_PAGE);
+
+		for (i = 0; i < GUEST_CONV_PAGE / 8; i++) {
+			uint64_t got = w[i];
+
+			if (got != want) {
+				guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, k,
+					    a->base + off + i * 8, got, want, 0);
+				guest_halt();
+			}
+		}
+	}
+}
+
+/*
+ * One timed conversion of the whole range in direction dir. The range
+ * holds the pattern of val before; afterwards it holds it again
+ * (preserve) or zeroes.
+ */
+static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
+				     uint64_t val, uint64_t k, bool record,
+				     uint64_t slot)
+{
+	struct guest_sample *s = &a->samples[slot];
+	bool copy = a->preserve && !a->inplace;
+	uint64_t t0, t1, t2, t3, first = 0, off;
+	uint64_t attrs = dir == GUEST_DIR_TO_SHARED ?
+			 KVM_MAP_GPA_RANGE_DECRYPTED :
+			 KVM_MAP_GPA_RANGE_ENCRYPTED;
+	uint64_t ret;
+
+	t0 = guest_rdtsc();
+	if (copy)
+		guest_copy64((void *)a->scratch, (void *)a->base, a->size);
+	t1 = guest_rdtsc();
+	if (a->implicit) {
+		/*
+		 * Flipping the record stands in for flipping the TDX shared
+		 * bit in the guest's page table, which costs no exit: its
+		 * time is left out. The access below then faults.
+		 */
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_FLIP, k, dir, 0, 0, 0);
+	} else {
+		ret = guest_map_gpa_range(a->base, a->size / GUEST_CONV_PAGE,
+					  attrs);
+		if (ret)
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_HCFAIL, k, ret, 0,
+				    0, 0);
+	}
+	t2 = guest_rdtsc();
+	if (copy)
+		guest_copy64((void *)a->base, (void *)a->scratch, a->size);
+	/* touch every page: the range is usable once all are mapped */
+	for (off = 0; off < a->size; off += GUEST_CONV_PAGE) {
+		uint64_t want = a->preserve ?
+				page_value(val, off / GUEST_CONV_PAGE) : 0;
+		uint64_t got = guest_read64(a->base + off);
+
+		if (got != want) {
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, k, a->base + off,
+				    got, want, 0);
+			guest_halt();
+		}
+		if (!off)
+			first = guest_rdtsc();
+	}
+	t3 = guest_rdtsc();
+
+	if (record) {
+		uint64_t flip = a->implicit ? t2 - t1 : 0;
+
+		s->k = k;
+		s->dir = dir;
+		s->total = t3 - t0 - flip;
+		s->first = first - t0 - flip;
+		s->copy = t1 - t0;
+		s->exit_rt = t2 - t1 - flip;
+		s->fault_in = t3 - t2;
+	}
+	guest_verify(a, val, !a->preserve, k);
+}
+
+GUEST_CODE void guest_conv_main(struct guest_args *a)
+{
+	uint64_t val = a->seed, it, k, nrec = 0;
+	uint32_t dir;
+
+	guest_fill(a, val);
+	for (it = 0; it < a->max_iters && !a->stop; it++) {
+		bool record_it = it >= a->warmup;
+
+		for (dir = 0; dir < GUEST_DIR_NR; dir++) {
+			bool rec = record_it && (a->dir_mask & (1u << dir));
+
+			k = 2 * it + dir;
+			if (rec && nrec >= a->max_samples)
+				rec = false;
+			guest_convert(a, dir, val, k, rec, nrec);
+			nrec += rec;
+			/* new content for the next conversion to carry */
+			val = val * 6364136223846793005ULL + 1442695040888963407ULL;
+			guest_fill(a, val);
+		}
+		a->done_iters = it + 1;
+		a->nsamples = nrec;
+	}
+	GUEST_DONE();
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the VMM does for one conversion, per mode: update the
+ * software-private record, change the memory (destructive: punch a hole
+ * or allocate in the private fd and drop the stale shared page; in
+ * place: ask the memfd to change the range's owner), timed in phases.
+ */
+#ifndef CONVBENCH_HOST_CONV_H
+#define CONVBENCH_HOST_CONV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kvm_util.h"
+#include "workload.h"
+
+/* host TSC deltas of one conversion (summed over its exits) */
+struct host_phases {
+	uint32_t exits;
+	uint64_t handler;	/* exit returned .. KVM_RUN called again */
+	uint64_t record;
+	uint64_t mem;
+	uint64_t release;
+};
+
+struct conv_ctx {
+	struct kvm_vm *vm;
+	enum conv_mode mode;
+	bool preserve;
+	bool huge;		/* 2M-aligned sizes: THP for the shared part */
+	int fd;			/* the private MFD_INACCESSIBLE fd */
+	uint64_t gpa;		/* slot base */
+	uint64_t slot_size;
+	uint64_t size;		/* one conversion */
+	uint8_t *shared;	/* shared part of the slot (hva) */
+	void *map_base;		/* what to munmap */
+	size_t map_size;
+	char detail[256];	/* why the last operation failed */
+};
+
+/*
+ * Create the private fd and the slot (slot id, gpa, slot_size), with
+ * every range of `size` bytes at each `stride` private and allocated.
+ */
+int host_conv_init(struct conv_ctx *c, struct kvm_vm *vm, uint32_t slot,
+		   const struct cell_params *p, uint64_t gpa,
+		   uint64_t slot_size, uint64_t stride);
+void host_conv_destroy(struct conv_ctx *c);
+
+/* implicit trigger: the guest's intent for [gpa, + size), record only */
+int host_conv_flip(struct conv_ctx *c, uint64_t gpa, bool to_private);
+
+/* convert [gpa, + len); with_record also updates the record first */
+int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
+		      bool to_private, bool with_record,
+		      struct host_phases *ph);
+
+#endif /* CONVBENCH_HOST_CONV_H */

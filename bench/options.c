@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convbench's options. Every bad value is refused with the option's name
+ * and what it expects (exit status 2 in the caller); nothing here needs
+ * root or KVM, so the unit tests exercise it directly.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "options.h"
+
+#define MAX_CONV_SIZE	(256ULL << 20)
+
+static const char usage[] =
+"Usage: convbench [OPTIONS]\n"
+"Measure KVM guest private<->shared memory conversion on the v5\n"
+"private-memory series: every conversion verified by the guest, timed by\n"
+"the guest (request to range usable) and by the host handler (phases).\n"
+"\n"
+"  --mode=MODE[,MODE]     destructive (v5 as posted: punch hole, fresh\n"
+"                         page) and/or inplace (our variant); default\n"
+"                         destructive\n"
+"  --size=LIST            bytes per conversion, e.g. 4K,64K,2M (default 4K)\n"
+"  --iterations=N         recorded round trips per vCPU (default 1000)\n"
+"  --duration=SECONDS     run each cell this long instead\n"
+"  --warmup=N             round trips run and verified first, not recorded\n"
+"                         (default 10)\n"
+"  --vcpus=N              vCPUs, each converting its own range (default 1)\n"
+"  --direction=DIR        to-shared, to-private or roundtrip (both timed;\n"
+"                         default); the other direction still runs\n"
+"  --trigger=HOW          explicit: KVM_HC_MAP_GPA_RANGE hypercall (default);\n"
+"                         implicit: the access faults, KVM_EXIT_MEMORY_ERROR\n"
+"  --preserve             the data must survive (pKVM's case): destructive\n"
+"                         mode copies it aside and back (default)\n"
+"  --no-preserve          the guest expects zeroes (TDX's case)\n"
+"  --out=DIR              write summary.json, samples.csv, histograms.txt\n"
+"                         and hist.csv into DIR (created; never overwritten)\n"
+"  --format=FMT           stdout: text (default), csv or json\n"
+"  --seed=N               data pattern seed (default 1)\n"
+"  --stall-timeout=S      abort a cell after S s without progress (60)\n"
+"  --trace                BPF latency histograms of the kernel functions\n"
+"                         per cell (trace.csv, trace.txt with --out); the\n"
+"                         probes cost time: compare with an untraced run\n"
+"  -v, --verbose          more detail on stderr\n"
+"  -h, --help             this text\n"
+"\n"
+"Examples:\n"
+"  convbench --mode=destructive --size=4K,2M --iterations=1000\n"
+"  convbench --mode=destructive,inplace --size=64K --direction=to-shared\n"
+"  convbench --mode=destructive --no-preserve --trigger=implicit --out=run1\n"
+"\n"
+"Exit status: 0 ok, 1 a conversion failed or was wrong, 2 bad option,\n"
+"4 the kernel lacks the feature.\n";
+
+enum {
+	OPT_MODE = 256, OPT_SIZE, OPT_ITER, OPT_DURATION, OPT_WARMUP,
+	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
+	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE,
+};
+
+static const struct option long_opts[] = {
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "iterations", required_argument, NULL, OPT_ITER },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "vcpus", required_argument, NULL, OPT_VCPUS },
+	{ "direction", required_argument, NULL, OPT_DIR },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "preserve", no_argument, NULL, OPT_PRESERVE },
+	{ "no-preserve", no_argument, NULL, OPT_NO_PRESERVE },
+	{ "out", required_argument, NULL, OPT_OUT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "stall-timeout", required_argument, NULL, OPT_STALL },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+uint64_t parse_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+	uint64_t mult = 1;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return 0;
+	if (*end) {
+		if (!strcasecmp(end, "K") || !strcasecmp(end, "KiB"))
+			mult = 1ULL << 10;
+		else if (!strcasecmp(end, "M") || !strcasecmp(end, "MiB"))
+			mult = 1ULL << 20;
+		else if (!strcasecmp(end, "G") || !strcasecmp(end, "GiB"))
+			mult = 1ULL << 30;
+		else
+			return 0;
+	}
+	if (!v || v > MAX_CONV_SIZE / mult || (v * mult) % 4096)
+		return 0;
+	return v * mult;
+}
+
+const char *size_str(uint64_t b, char *buf, size_t len)
+{
+	if (b && !(b % (1ULL << 20)))
+		snprintf(buf, len, "%" PRIu64 "M", b >> 20);
+	else if (b && !(b % (1ULL << 10)))
+		snprintf(buf, len, "%" PRIu64 "K", b >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64, b);
+	return buf;
+}
+
+/* a whole number in [min, max] or -1 */
+static int parse_uint(const char *s, unsigned long long min,
+		      unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || *end || *out < min || *out > max)
+		return -1;
+	return 0;
+}
+
+static int bad(FILE *err, const char *opt, const char *val,
+	       const char *expected)
+{
+	fprintf(err, "convbench: invalid value '%s' for --%s: expected %s\n",
+		val, opt, expected);
+	return 2;
+}
+
+static int parse_modes(char *arg, struct env *env, FILE *err)
+{
+	char *copy = strdup(arg), *rest = copy, *tok;
+
+	if (!copy)
+		return 2;
+	memset(env->modes, 0, sizeof(env->modes));
+	while ((tok = strsep(&rest, ","))) {
+		if (!strcmp(tok, "destructive")) {
+			env->modes[MODE_DESTRUCTIVE] = true;
+		} else if (!strcmp(tok, "inplace")) {
+			env->modes[MODE_INPLACE] = true;
+		} else {
+			free(copy);
+			return bad(err, "mode", arg,
+				   "destructive, inplace or both (comma list)");
+		}
+	}
+	free(copy);
+	if (!env->modes[MODE_DESTRUCTIVE] && !env->modes[MODE_INPLACE])
+		return bad(err, "mode", arg, "destructive, inplace or both");
+	return 0;
+}
+
+static int parse_sizes(char *arg, struct env *env, FILE *err)
+{
+	char *copy = strdup(arg), *rest = copy, *tok;
+	int r = 0;
+
+	if (!copy)
+		return 2;
+	env->nsizes = 0;
+	/* strsep, not strtok: "4K,,2M" has an empty item, an error */
+	while (!r && (tok = strsep(&rest, ","))) {
+		uint64_t b = parse_size(tok);
+
+		if (!b)
+			r = bad(err, "size", tok,
+				"a multiple of 4K up to 256M, e.g. 4K,64K,2M");
+		else if (env->nsizes == MAX_SIZES)
+			r = bad(err, "size", arg, "at most 16 sizes");
+		else
+			env->sizes[env->nsizes++] = b;
+	}
+	free(copy);
+	if (!r && !env->nsizes)
+		r = bad(err, "size", arg, "a list such as 4K,64K,2M");
+	return r;
+}
+
+int parse_options(int argc, char **argv, struct env *env, FILE *out,
+		  FILE *err)
+{
+	unsigned long long v;
+	bool have_iter = false;
+	char *end;
+	int c;
+
+	memset(env, 0, sizeof(*env));
+	env->modes[MODE_DESTRUCTIVE] = true;
+	env->sizes[0] = 4096;
+	env->nsizes = 1;
+	env->iterations = 1000;
+	env->warmup = 10;
+	env->vcpus = 1;
+	env->dir_mask = DIRS_ROUNDTRIP;
+	env->trigger = TRIGGER_EXPLICIT;
+	env->preserve = true;
+	env->format = FORMAT_TEXT;
+	env->seed = 1;
+	env->stall_s = 60;
+	env->argc = argc;
+	env->argv = argv;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hv", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_MODE:
+			if (parse_modes(optarg, env, err))
+				return 2;
+			break;
+		case OPT_SIZE:
+			if (parse_sizes(optarg, env, err))
+				return 2;
+			break;
+		case OPT_ITER:
+			if (parse_uint(optarg, 1, 100000, &v))
+				return bad(err, "iterations", optarg,
+					   "a whole number from 1 to 100000");
+			env->iterations = v;
+			have_iter = true;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			env->duration_s = strtod(optarg, &end);
+			if (errno || *end || end == optarg ||
+			    !(env->duration_s > 0 && env->duration_s <= 86400))
+				return bad(err, "duration", optarg,
+					   "seconds, more than 0 and at most 86400");
+			break;
+		case OPT_WARMUP:
+			if (parse_uint(optarg, 0, 100000, &v))
+				return bad(err, "warmup", optarg,
+					   "a whole number from 0 to 100000");
+			env->warmup = v;
+			break;
+		case OPT_VCPUS:
+			if (parse_uint(optarg, 1, 32, &v))
+				return bad(err, "vcpus", optarg,
+					   "a whole number from 1 to 32");
+			env->vcpus = v;
+			break;
+		case OPT_DIR:
+			if (!strcmp(optarg, "to-shared"))
+				env->dir_mask = DIRS_TO_SHARED;
+			else if (!strcmp(optarg, "to-private"))
+				env->dir_mask = DIRS_TO_PRIVATE;
+			else if (!strcmp(optarg, "roundtrip"))
+				env->dir_mask = DIRS_ROUNDTRIP;
+			else
+				return bad(err, "direction", optarg,
+					   "to-shared, to-private or roundtrip");
+			break;
+		case OPT_TRIGGER:
+			if (!strcmp(optarg, "explicit"))
+				env->trigger = TRIGGER_EXPLICIT;
+			else if (!strcmp(optarg, "implicit"))
+				env->trigger = TRIGGER_IMPLICIT;
+			else
+				return bad(err, "trigger", optarg,
+					   "explicit or implicit");
+			break;
+		case OPT_PRESERVE:
+			env->preserve = true;
+			break;
+		case OPT_NO_PRESERVE:
+			env->preserve = false;
+			break;
+		case OPT_OUT:
+			if (!*optarg)
+				return bad(err, "out", optarg, "a directory path");
+			env->out_dir = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "text"))
+				env->format = FORMAT_TEXT;
+			else if (!strcmp(optarg, "csv"))
+				env->format = FORMAT_CSV;
+			else if (!strcmp(optarg, "json"))
+				env->format = FORMAT_JSON;
+			else
+				return bad(err, "format", optarg,
+					   "text, csv or json");
+			break;
+		case OPT_SEED:
+			if (parse_uint(optarg, 0, UINT64_MAX, &v))
+				return bad(err, "seed", optarg,
+					   "a whole number");
+			env->seed = v;
+			break;
+		case OPT_STALL:
+			if (parse_uint(optarg, 1, 3600, &v))
+				return bad(err, "stall-timeout", optarg,
+					   "seconds from 1 to 3600");
+			env->stall_s = v;
+			break;
+		case OPT_TRACE:
+			env->trace = true;
+			break;
+		case 'v':
+			env->verbose = true;
+			break;
+		case 'h':
+			fputs(usage, out);
+			return 1;
+		case ':':
+			fprintf(err, "convbench: option '%s' needs a value; see --help\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(err, "convbench: unknown option '%s'; see --help\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(err, "convbench: unexpected argument '%s'; see --help\n",
+			argv[optind]);
+		return 2;
+	}
+	if (env->duration_s > 0 && have_iter) {
+		fprintf(err, "convbench: --iterations and --duration exclude each other\n");
+		return 2;
+	}
+	if (env->duration_s > 0)
+		env->iterations = 0;
+	return 0;
+}

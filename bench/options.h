@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* convbench's command line: parsed into struct env, checked, no KVM needed */
+#ifndef CONVBENCH_OPTIONS_H
+#define CONVBENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "workload.h"
+
+#define MAX_SIZES	16
+
+enum out_format {
+	FORMAT_TEXT,
+	FORMAT_CSV,
+	FORMAT_JSON,
+};
+
+enum dir_choice {
+	DIRS_TO_SHARED = 1 << DIR_TO_SHARED,
+	DIRS_TO_PRIVATE = 1 << DIR_TO_PRIVATE,
+	DIRS_ROUNDTRIP = DIRS_TO_SHARED | DIRS_TO_PRIVATE,
+};
+
+struct env {
+	bool modes[MODE_NR];
+	uint64_t sizes[MAX_SIZES];
+	unsigned int nsizes;
+	uint32_t iterations;	/* 0 when --duration is given */
+	double duration_s;
+	uint32_t warmup;
+	uint32_t vcpus;
+	uint32_t dir_mask;
+	enum conv_trigger trigger;
+	bool preserve;
+	const char *out_dir;	/* NULL: no files */
+	enum out_format format;
+	uint64_t seed;
+	unsigned int stall_s;
+	bool trace;
+	bool verbose;
+	int argc;		/* for the provenance record */
+	char **argv;
+};
+
+/*
+ * Parse argv into env. Returns 0, 1 when --help was printed (exit 0), or
+ * 2 after printing to err which option is wrong and what it expects.
+ */
+int parse_options(int argc, char **argv, struct env *env, FILE *out,
+		  FILE *err);
+
+/* "4K" "64k" "2M" "4096": bytes, a positive multiple of 4096; 0 on error */
+uint64_t parse_size(const char *s);
+/* 4096 -> "4K", 2097152 -> "2M" */
+const char *size_str(uint64_t bytes, char *buf, size_t len);
+
+#endif /* CONVBENCH_OPTIONS_H */

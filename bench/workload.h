@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The conversion workload: one VM per (mode, size) cell, each vCPU owning
+ * its own range of a private memslot, converting it private->shared and
+ * back, every conversion verified by the guest and timed by the guest
+ * (TSC) and by the host handler (TSC).
+ */
+#ifndef CONVBENCH_WORKLOAD_H
+#define CONVBENCH_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum conv_mode {
+	MODE_DESTRUCTIVE,	/* PUNCH_HOLE / fallocate, as v5 posted */
+	MODE_INPLACE,		/* our in-place conversion request */
+	MODE_NR,
+};
+
+enum conv_dir {
+	DIR_TO_SHARED,
+	DIR_TO_PRIVATE,
+	DIR_NR,
+};
+
+enum conv_trigger {
+	TRIGGER_EXPLICIT,	/* KVM_HC_MAP_GPA_RANGE hypercall */
+	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR */
+};
+
+/* what a cell measures; the guest reads a copy of it */
+struct cell_params {
+	enum conv_mode mode;
+	uint64_t size;		/* bytes per conversion, page multiple */
+	uint32_t dir_mask;	/* 1 << DIR_* timed and recorded */
+	enum conv_trigger trigger;
+	bool preserve;		/* data must survive: guest copies (destructive) */
+	uint32_t vcpus;
+	uint32_t warmup;	/* iterations run and verified, not recorded */
+	uint32_t iterations;	/* recorded round trips; 0 with duration */
+	double duration_s;	/* > 0: run until then (iterations is the cap) */
+	uint64_t seed;
+	unsigned int stall_s;	/* no progress for this long: abort the cell */
+	bool verbose;
+	/* --trace: label the kernel work of each conversion (ctx + dir) */
+	void (*trace_set)(void *arg, unsigned int ctx);
+	void *trace_arg;
+	unsigned int trace_ctx;
+};
+
+/*
+ * One conversion. Guest times are guest TSC deltas, host times host TSC
+ * deltas; both TSCs tick at tsc_khz, so differences of deltas are valid.
+ */
+struct conv_sample {
+	uint32_t vcpu;
+	uint32_t iter;
+	uint32_t dir;		/* enum conv_dir */
+	uint32_t exits;		/* userspace exits the conversion took */
+	uint64_t total;		/* request to whole range usable + verified */
+	uint64_t first;		/* request to first verified access */
+	uint64_t copy;		/* guest copies (preserve, destructive) */
+	uint64_t exit_rt;	/* guest: exits' round trips (incl. handler) */
+	uint64_t fault_in;	/* guest: touching the range after the exits */
+	uint64_t host;		/* host handler, exit to re-entry */
+	uint64_t host_record;	/* KVM_SET_SW_PRIVATE_RANGE */
+	uint64_t host_mem;	/* fallocate / punch / in-place request */
+	uint64_t host_release;	/* dropping the stale shared backing */
+};
+
+struct cell_result {
+	struct cell_params p;
+	uint64_t tsc_khz;
+	struct conv_sample *samples;	/* malloc'd, n entries */
+	uint64_t n;
+	uint64_t conversions;	/* incl. warm-up and unrecorded directions */
+	double wall_s;
+	char error[512];	/* empty: every conversion verified */
+	char thp[32];		/* shmem_enabled used for the private fd */
+};
+
+const char *conv_mode_name(enum conv_mode m);
+const char *conv_dir_name(enum conv_dir d);
+
+/* 0, or -errno / -ENOTSUP with res->error saying what and where */
+int cell_run(const struct cell_params *p, struct cell_result *res);
+void cell_result_free(struct cell_result *res);
+
+/* Which modes this kernel offers: 0 or -errno with why[] filled */
+int mode_supported(enum conv_mode m, char *why, size_t len);
+
+/* Stop all running cells soon (signal-safe) */
+void workload_request_stop(void);
+
+#endif /* CONVBENCH_WORKLOAD_H */

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convbench's option parsing: defaults, every option, and bad input that
+ * must be refused with exit status 2 and a message naming the option.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+#include "tap.h"
+
+/* parse a NULL-terminated argument list; err captures the message */
+static int parse(struct env *env, char *err, size_t errlen, ...)
+{
+	char *argv[32] = { "convbench" };
+	int argc = 1, r;
+	FILE *ef = fmemopen(err, errlen, "w");
+	FILE *of = fopen("/dev/null", "w");
+	va_list ap;
+	char *a;
+
+	va_start(ap, errlen);
+	while ((a = va_arg(ap, char *)) && argc < 31)
+		argv[argc++] = a;
+	va_end(ap);
+	memset(err, 0, errlen);
+	r = parse_options(argc, argv, env, of, ef);
+	fclose(ef);
+	fclose(of);
+	return r;
+}
+
+static void refused(const char *arg, const char *opt_in_msg)
+{
+	char err[512];
+	struct env env;
+	int r = parse(&env, err, sizeof(err), (char *)arg, NULL);
+
+	tap_result(r == 2 && strstr(err, opt_in_msg),
+		   "%s is refused with status 2 naming %s (%d: %.60s)", arg,
+		   opt_in_msg, r, err);
+}
+
+int main(void)
+{
+	char err[512], buf[32];
+	struct env env;
+	int r;
+
+	r = parse(&env, err, sizeof(err), NULL);
+	tap_result(!r && env.modes[MODE_DESTRUCTIVE] && !env.modes[MODE_INPLACE] &&
+		   env.nsizes == 1 && env.sizes[0] == 4096 &&
+		   env.iterations == 1000 && env.vcpus == 1 &&
+		   env.dir_mask == DIRS_ROUNDTRIP && env.preserve &&
+		   env.trigger == TRIGGER_EXPLICIT && env.format == FORMAT_TEXT,
+		   "defaults: destructive, 4K, 1000 iterations, 1 vCPU, roundtrip, preserve, explicit, text");
+
+	r = parse(&env, err, sizeof(err), "--mode=destructive,inplace",
+		  "--size=4K,64k,2M", "--iterations=7", "--vcpus=3",
+		  "--direction=to-private", "--trigger=implicit",
+		  "--no-preserve", "--out=/tmp/x", "--format=json",
+		  "--seed=42", "--warmup=0", "-v", NULL);
+	tap_result(!r && env.modes[MODE_DESTRUCTIVE] && env.modes[MODE_INPLACE] &&
+		   env.nsizes == 3 && env.sizes[0] == 4096 &&
+		   env.sizes[1] == 65536 && env.sizes[2] == 2097152 &&
+		   env.iterations == 7 && env.vcpus == 3 &&
+		   env.dir_mask == DIRS_TO_PRIVATE && !env.preserve &&
+		   env.trigger == TRIGGER_IMPLICIT &&
+		   !strcmp(env.out_dir, "/tmp/x") && env.format == FORMAT_JSON &&
+		   env.seed == 42 && env.warmup == 0 && env.verbose,
+		   "every option is taken");
+
+	r = parse(&env, err, sizeof(err), "--duration=2.5", NULL);
+	tap_result(!r && env.duration_s == 2.5 && env.iterations == 0,
+		   "--duration replaces the iteration count");
+	r = parse(&env, err, sizeof(err), "--help", NULL);
+	tap_result(r == 1, "--help is answered (status 1 from the parser: exit 0)");
+
+	tap_result(parse_size("4K") == 4096 && parse_size("2M") == 2 << 20 &&
+		   parse_size("8192") == 8192 && parse_size("128M") == 128 << 20,
+		   "sizes: 4K, 2M, 8192, 128M");
+	tap_result(!parse_size("3K") && !parse_size("0") && !parse_size("") &&
+		   !parse_size("4Q") && !parse_size("-4K") && !parse_size("1T") &&
+		   !parse_size("512M"),
+		   "bad sizes: 3K, 0, empty, 4Q, -4K, 1T, 512M (over 256M)");
+	tap_result(!strcmp(size_str(4096, buf, sizeof(buf)), "4K") &&
+		   !strcmp(size_str(2 << 20, buf, sizeof(buf)), "2M") &&
+		   !strcmp(size_str(12288, buf, sizeof(buf)), "12K"),
+		   "size_str: 4K, 2M, 12K");
+
+	refused("--mode=fast", "--mode");
+	refused("--mode=", "--mode");
+	refused("--mode=destructive,", "--mode");
+	refused("--size=3K", "--size");
+	refused("--size=4K,,", "--size");
+	refused("--iterations=0", "--iterations");
+	refused("--iterations=ten", "--iterations");
+	refused("--iterations=5x", "--iterations");
+	refused("--duration=-1", "--duration");
+	refused("--duration=nan", "--duration");
+	refused("--vcpus=0", "--vcpus");
+	refused("--vcpus=33", "--vcpus");
+	refused("--direction=up", "--direction");
+	refused("--trigger=maybe", "--trigger");
+	refused("--format=xml", "--format");
+	refused("--seed=-3", "--seed");
+	refused("--stall-timeout=0", "--stall-timeout");
+	refused("--out=", "--out");
+	refused("--bogus", "--bogus");
+	refused("--size", "--size");
+	refused("stray", "stray");
+
+	r = parse(&env, err, sizeof(err), "--iterations=5", "--duration=1", NULL);
+	tap_result(r == 2 && strstr(err, "exclude"),
+		   "--iterations with --duration is refused");
+
+	return tap_finish(false);
+}
