@@ -20,8 +20,10 @@ BUILD ?= build
 V ?= 0
 ifeq ($(V),1)
 Q :=
+msg =
 else
 Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
 DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 flex bison bc \
@@ -30,9 +32,9 @@ DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 flex bison bc \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
 	gnuplot-nox hyperfine
 
-.PHONY: all deps kernel vm test test-quick test-vm tests-bin clean help
+.PHONY: all deps kernel vm test test-quick test-vm tests-bin clean help bench
 
-all: tests-bin
+all: convbench tests-bin
 
 help:
 	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
@@ -64,7 +66,25 @@ deps: | $(BUILD)
 kernel: deps
 	$(Q)kernel/build.sh >/dev/null
 
+# the kernel's output folder when built (else bpf/ asks kernel/build.sh
+# again at build time, after make kernel)
+KERNEL_OUT := $(shell kernel/build.sh --print 2>/dev/null)
+
+include bpf/Makefile.inc
+include bench/Makefile.inc
+include analysis/Makefile.inc
 include tests/Makefile.inc
 
+# BPF objects need the kernel's vmlinux.h
+$(BPF_SKEL) $(BPF_LIB_OBJS): | kernel
+
+# make bench: everything, then the run, its plots and its report; the
+# last line names the run's folder
+bench: deps kernel convbench bpf $(ANALYSIS_REPORT)
+	$(Q)run=$$(bench/run-bench.sh) && \
+	$(MAKE) --no-print-directory plot RUN="$$run" && \
+	$(MAKE) --no-print-directory report RUN="$$run" >/dev/null && \
+	echo "bench: done: $$run"
+
 clean:
-	$(Q)rm -rf $(BUILD)
+	$(Q)rm -rf $(BUILD) convbench

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # convbench end to end inside the project's kernel: destructive mode at
-# 4K and 2M with both triggers, small counts. Every conversion must be
+# 4K and 2M with both triggers, in-place mode, both in one run; small
+# counts. Every conversion must be
 # verified, the histograms non-empty, and the files of --out complete.
 # busybox sh; TAP lines and a closing "N passed, N failed" line.
 
@@ -27,10 +28,11 @@ if ! "$CB" --help >/dev/null 2>&1; then
 	exit 4
 fi
 
-# SIZE TRIGGER ITERATIONS
+# SIZE TRIGGER ITERATIONS [MODE]
 run_cell() {
-	out=$work/$1-$2
-	"$CB" --mode=destructive --size="$1" --trigger="$2" \
+	mode=${4:-destructive}
+	out=$work/$mode-$1-$2
+	"$CB" --mode="$mode" --size="$1" --trigger="$2" \
 		--iterations="$3" --warmup=2 --out="$out" >"$out.txt" 2>&1
 	rc=$?
 	if [ $rc -eq 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ]; then
@@ -41,8 +43,8 @@ run_cell() {
 	ok $rc "$1 $2: convbench exits 0 (got $rc)"
 	[ $rc -eq 0 ] || sed 's/^/# /' "$out.txt" | tail -n 20
 	for dir in to-shared to-private; do
-		grep -q "^destructive $1 $dir ($2, preserve, 1 vCPU): $3 conversions, all verified" "$out.txt"
-		ok $? "$1 $2 $dir: $3 conversions, all verified"
+		grep -q "^$mode $1 $dir ($2, preserve, 1 vCPU): $3 conversions, all verified" "$out.txt"
+		ok $? "$mode $1 $2 $dir: $3 conversions, all verified"
 	done
 	rows=$(grep -c -- ' -> ' "$out.txt")
 	[ "$rows" -ge 2 ]
@@ -61,6 +63,17 @@ run_cell 4K explicit 100
 run_cell 2M explicit 10
 run_cell 4K implicit 100
 run_cell 2M implicit 5
+run_cell 4K explicit 100 inplace
+run_cell 2M explicit 5 inplace
+run_cell 64K implicit 20 inplace
+
+# both modes in one run: the ratio table
+"$CB" --mode=destructive,inplace --size=64K --iterations=30 \
+	>"$work/both.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "^inplace/destructive, same run" "$work/both.txt" &&
+	grep -qE "^  64K  to-shared  p50 [0-9.]+ \([0-9.]+\.\.[0-9.]+\)" "$work/both.txt"
+ok $? "both modes in one run print the inplace/destructive ratios (got $rc)"
 
 "$CB" --size=3K >/dev/null 2>"$work/bad.txt"
 rc=$?

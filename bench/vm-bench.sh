@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Inside the VM (make bench): the default matrix in both modes, first
+# without probes (the numbers we report), then the same with --trace
+# (where the time goes, and the probes' overhead is the difference),
+# then hyperfine timings of whole runs per mode.
+#   vm-bench.sh SIZES ITERATIONS
+sizes=${1:-4K,64K,2M}
+iters=${2:-1000}
+cd /out || exit 1
+args="--mode=destructive,inplace --size=$sizes --iterations=$iters --preserve"
+status=0
+
+echo "bench: convbench $args"
+convbench $args --out=/out/run >/out/convbench.txt 2>&1 || status=1
+tail -n 12 /out/convbench.txt
+echo "bench: the same with BPF probes (--trace)"
+convbench $args --trace --out=/out/run-traced >/out/traced.txt 2>&1 ||
+	echo "bench: the traced run failed (status $?), see traced.txt"
+
+if command -v hyperfine >/dev/null 2>&1; then
+	n=$((iters / 10))
+	[ $n -ge 10 ] || n=10
+	echo "bench: hyperfine, whole runs of $n conversions per cell"
+	hyperfine -N --runs 5 --warmup 1 --export-json /out/hyperfine.json \
+		"convbench --mode=destructive --size=$sizes --iterations=$n --format=csv" \
+		"convbench --mode=inplace --size=$sizes --iterations=$n --format=csv" \
+		>/out/hyperfine.txt 2>&1 || status=1
+	tail -n 6 /out/hyperfine.txt
+fi
+exit $status
