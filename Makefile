@@ -75,9 +75,6 @@ include bench/Makefile.inc
 include analysis/Makefile.inc
 include tests/Makefile.inc
 
-# BPF objects need the kernel's vmlinux.h
-$(BPF_SKEL) $(BPF_LIB_OBJS): | kernel
-
 # make bench: everything, then the run, its plots and its report; the
 # last line names the run's folder
 bench: deps kernel convbench bpf $(ANALYSIS_REPORT)
