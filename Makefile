@@ -29,7 +29,7 @@ endif
 DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 flex bison bc \
 	libssl-dev libelf-dev dwarves cpio xz-utils ccache \
 	qemu-system-x86 busybox-static \
-	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev \
+	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev pkg-config \
 	gnuplot-nox hyperfine
 
 .PHONY: all deps kernel vm test test-quick test-vm tests-bin clean help bench

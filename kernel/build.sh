@@ -22,7 +22,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# /var/cache for root (and CI), the user's cache otherwise
 cache=${CONVBENCH_CACHE:-/var/cache/convbench}
+if [ -z "${CONVBENCH_CACHE:-}" ] && ! mkdir -p "$cache" 2>/dev/null; then
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/convbench
+fi
 tarball=${CONVBENCH_KSRC:-/usr/src/linux-source-6.1.tar.xz}
 jobs=${JOBS:-$(nproc)}
 
