@@ -33,7 +33,8 @@ run_cell() {
 	mode=${4:-destructive}
 	out=$work/$mode-$1-$2
 	"$CB" --mode="$mode" --size="$1" --trigger="$2" \
-		--iterations="$3" --warmup=2 --out="$out" >"$out.txt" 2>&1
+		--iterations="$3" --warmup=2 --stall-timeout=20 --out="$out" \
+		>"$out.txt" 2>&1
 	rc=$?
 	if [ $rc -eq 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ]; then
 		n=$((n + 1)); skipped=$((skipped + 1))
