@@ -5,13 +5,14 @@
 # on the binaries in $1 (default build/tests). The VM's console log and
 # results stay in build/test-vm/<time>/.
 #
-# Known TCG flake: in some boots no nested guest makes progress at all
-# (KVM_RUN times out at the guest's first instruction; seen about once
-# in ten boots, more often on a loaded host; cause not found yet). When
-# a failed run shows that signature, the suite runs again in a fresh
-# boot, at most VM_BOOTS times (default 3), and says so loudly; the
-# failing boot's log is kept. A failure without the signature, or in
-# every boot, is a failure.
+# Guard against a TCG flake: in some boots no nested guest made progress
+# at all (KVM_RUN timed out at the guest's first instruction). The cause
+# was the guest's TSC calibration against the emulated PIT failing now
+# and then, which marked the TSC unstable; run-vm.sh now passes
+# tsc_early_khz and 20 boots in a row were clean. Should the signature
+# still show up, the suite runs again in a fresh boot, at most VM_BOOTS
+# times (default 3), and says so loudly; the failing boot's log is kept.
+# A failure without the signature, or in every boot, is a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
