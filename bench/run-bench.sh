@@ -76,7 +76,7 @@ for f in trace.csv trace.txt; do
 done
 [ -f "$vmout/run-traced/samples.csv" ] &&
 	cp "$vmout/run-traced/samples.csv" "$run/samples-traced.csv"
-for f in hyperfine.json hyperfine.txt convbench.txt traced.txt; do
+for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt convbench.txt traced.txt; do
 	[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/"
 done
 [ -f "$run/samples-traced.csv" ] && [ -f "$run/trace.csv" ] &&
