@@ -75,53 +75,8 @@ const char *text_us(double ns, char *buf, size_t len)
 	return buf;
 }
 
-static int digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
-
-/*
- * One histogram in bcc's log2 rows, sized to fit TEXT_COLS (hist.c's
- * hist_print_log2() keeps bcc's fixed 78-column layout).
- */
+/* one histogram in bcc's log2 rows, within TEXT_COLS */
 void text_hist(FILE *f, const struct hist *h)
 {
-	uint64_t rows[64] = { 0 }, max = 0;
-	int first = -1, last = -1, r, w, stars, k, n;
-	unsigned int b;
-
-	for (b = 0; b < h->nr_buckets; b++)
-		rows[hist_log2(hist_bucket_low(b, h->sub_bits))] += h->buckets[b];
-	for (r = 0; r < 64; r++) {
-		if (!rows[r])
-			continue;
-		if (first < 0)
-			first = r;
-		last = r;
-		if (rows[r] > max)
-			max = rows[r];
-	}
-	if (first < 0)
-		return;
-	w = digits(last == 63 ? UINT64_MAX : (2ULL << last) - 1);
-	stars = TEXT_COLS - (2 * w + 4 + 3 + 8 + 2 + 1);
-	if (stars > 40)
-		stars = 40;
-	fprintf(f, "%*s : count    distribution\n", 2 * w + 4, "nsecs");
-	for (r = first; r <= last; r++) {
-		n = (int)((double)rows[r] * stars / (double)max);
-		fprintf(f, "%*llu -> %-*llu : %-8llu |", w,
-			r ? 1ULL << r : 0ULL, w, (unsigned long long)
-			(r == 63 ? UINT64_MAX : (2ULL << r) - 1),
-			(unsigned long long)rows[r]);
-		for (k = 0; k < stars; k++)
-			fputc(k < n ? '*' : ' ', f);
-		fputs("|\n", f);
-	}
+	hist_print_log2_cols(f, h, "nsecs", TEXT_COLS);
 }

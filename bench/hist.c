@@ -229,6 +229,17 @@ static void print_stars(FILE *f, uint64_t val, uint64_t val_max, int width)
 		fputc(i < n ? '*' : ' ', f);
 }
 
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
 void hist_print_log2(FILE *f, const struct hist *h, const char *val_type)
 {
 	uint64_t rows[LOG2_ROWS], val_max;
@@ -255,15 +266,31 @@ void hist_print_log2(FILE *f, const struct hist *h, const char *val_type)
 	}
 }
 
-static int digits(uint64_t v)
+void hist_print_log2_cols(FILE *f, const struct hist *h, const char *val_type,
+			  int cols)
 {
-	int n = 1;
+	uint64_t rows[LOG2_ROWS];
+	int first, last, r, w, stars;
 
-	while (v >= 10) {
-		v /= 10;
-		n++;
+	log2_rows(h, rows);
+	if (!row_span(rows, &first, &last))
+		return;
+	/* value columns as wide as the largest bound, stars take the rest */
+	w = digits(row_high(last));
+	stars = cols - (2 * w + 4 + 3 + 8 + 2 + 1);
+	if (stars > 40)
+		stars = 40;
+	if (stars < 10)
+		stars = 10;
+	fprintf(f, "%*s : count    distribution\n", 2 * w + 4, val_type);
+	for (r = first; r <= last; r++) {
+		fprintf(f, "%*llu -> %-*llu : %-8llu |", w,
+			(unsigned long long)row_low(r), w,
+			(unsigned long long)row_high(r),
+			(unsigned long long)rows[r]);
+		print_stars(f, rows[r], rows_max(rows), stars);
+		fputs("|\n", f);
 	}
-	return n;
 }
 
 void hist_print_log2_pair(FILE *f, const struct hist *a, const struct hist *b,

@@ -61,6 +61,9 @@ uint64_t hist_percentile(const struct hist *h, double p);
  * rows (row 0 is "0 -> 1"); leading and trailing empty rows skipped.
  */
 void hist_print_log2(FILE *f, const struct hist *h, const char *val_type);
+/* the same rows with columns sized to the data, lines at most cols wide */
+void hist_print_log2_cols(FILE *f, const struct hist *h, const char *val_type,
+			  int cols);
 /*
  * Two histograms side by side in at most 72 columns (while values have
  * at most 12 digits and counts at most 8); each star column is scaled
