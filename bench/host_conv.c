@@ -21,14 +21,6 @@
 #include "host_conv.h"
 #include "inplace.h"
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static int why(struct conv_ctx *c, int err, const char *what)
 {
 	snprintf(c->detail, sizeof(c->detail), " (%s)", what);

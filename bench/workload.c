@@ -50,14 +50,6 @@ const char *conv_dir_name(enum conv_dir d)
 	return d == DIR_TO_PRIVATE ? "to-private" : "to-shared";
 }
 
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 struct worker {
 	struct cell *cell;
 	struct kvm_vcpu *vcpu;
