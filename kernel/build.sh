@@ -3,6 +3,10 @@
 #
 # Build convbench's kernel: Debian's linux-source-6.1 + kernel/patches/ +
 # kernel/config/convbench.config merged on tinyconfig, out of tree.
+# FLAVOUR=debug adds kernel/config/debug.config on top (KASAN, lockdep,
+# DEBUG_VM, init_on_free and the host paths the isolation tests try:
+# io_uring, AIO, userfaultfd, process_vm_readv, NUMA, hwpoison); it is
+# the same series, cached under its own key.
 #
 # The build lives in a cache outside the clone, keyed by a hash of the
 # source tarball, the patches, the config fragment and a recipe version
@@ -17,8 +21,9 @@
 # Output dir (<cache>/<key>/out): bzImage, vmlinux, vmlinux.h, config,
 # System.map, series.sha, config.sha, key, build-time.
 #
-# Environment: CONVBENCH_CACHE (default /var/cache/convbench),
-# CONVBENCH_KSRC (the source tarball), JOBS (default: all cores).
+# Environment: FLAVOUR (main or debug, default main), CONVBENCH_CACHE
+# (default /var/cache/convbench), CONVBENCH_KSRC (the source tarball),
+# JOBS (default: all cores).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,8 +43,16 @@ case "${1:-}" in
 "") ;;
 --print) mode=print ;;
 --key) mode=key ;;
--h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "kernel/build.sh: unknown option '$1' (expected --print, --key or nothing)" >&2; exit 2 ;;
+esac
+
+flavour=${FLAVOUR:-main}
+fragments=("$here/config/convbench.config")
+case $flavour in
+main) ;;
+debug) fragments+=("$here/config/debug.config") ;;
+*) echo "kernel/build.sh: FLAVOUR expects main or debug, got '$flavour'" >&2; exit 2 ;;
 esac
 
 [ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install linux-source-6.1, or run 'make deps' as root)"
@@ -51,13 +64,13 @@ for p in "$here"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
 done
 
 series_sha=$(cat "${patches[@]}" /dev/null | sha256sum | cut -c1-16)
-config_sha=$(sha256sum < "$here/config/convbench.config" | cut -c1-16)
+config_sha=$(cat "${fragments[@]}" | sha256sum | cut -c1-16)
 # Bump when a change to this script changes what it builds.
 recipe=1
 # the tarball is identified by size and mtime (hashing 130 MB each time
 # costs seconds)
 src_id=$(stat -c '%s %Y' "$tarball")
-key=$(printf '%s\n' "$src_id" "$series_sha" "$config_sha" "$recipe" |
+key=$(printf '%s\n' "$src_id" "$series_sha" "$config_sha" "$recipe" "$flavour" |
 	sha256sum | cut -c1-16)
 
 dir=$cache/$key
@@ -65,11 +78,11 @@ out=$dir/out
 
 case $mode in
 key) echo "$key"; exit 0 ;;
-print) [ -f "$out/done" ] || die "kernel $key not built (run make kernel)"; echo "$out"; exit 0 ;;
+print) [ -f "$out/done" ] || die "$flavour kernel $key not built (run make kernel${FLAVOUR:+ FLAVOUR=$flavour})"; echo "$out"; exit 0 ;;
 esac
 
 if [ -f "$out/done" ]; then
-	log "cached kernel $key"
+	log "cached $flavour kernel $key"
 	echo "$out"
 	exit 0
 fi
@@ -99,25 +112,35 @@ fi
 mkdir -p "$build" "$out"
 mk() { make -C "$src" O="$build" ARCH=x86_64 "$@"; }
 
-log "configuring (tinyconfig + convbench.config)"
+log "configuring $flavour (tinyconfig + ${fragments[*]##*/})"
 mk -s tinyconfig >"$dir/config.log" 2>&1
 # merge_config reports every choice the fragment overrides: expected
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" \
-	"$here/config/convbench.config" >>"$dir/config.log" 2>&1
+	"${fragments[@]}" >>"$dir/config.log" 2>&1
 mk -s olddefconfig >>"$dir/config.log" 2>&1
 
-# every option the fragment asks for must survive olddefconfig
+# every option the fragments ask for must survive olddefconfig (a later
+# fragment may override an earlier one: the last word counts)
 missing=0
 while IFS= read -r line; do
 	case $line in
 	CONFIG_*=*) grep -qx "$line" "$build/.config" || {
 		log "config: $line did not stick (got: $(grep "^${line%%=*}=" "$build/.config" || echo unset))"
 		missing=1; } ;;
+	"# CONFIG_"*" is not set") name=${line#\# }; name=${name%% *}
+		! grep -q "^$name=" "$build/.config" || {
+		log "config: '$line' did not stick"; missing=1; } ;;
 	esac
-done < "$here/config/convbench.config"
+done < <(cat "${fragments[@]}" | awk '/^(CONFIG_[A-Za-z0-9_]*=|# CONFIG_[A-Za-z0-9_]* is not set)/ {
+	name = $0; sub(/^# /, "", name); sub(/[= ].*/, "", name); last[name] = $0; order[++n] = name }
+	END { for (i = 1; i <= n; i++) if (!seen[order[i]]++) print last[order[i]] }')
 [ $missing = 0 ] || [ -n "${CONVBENCH_ALLOW_CONFIG_MISMATCH:-}" ] || die "config fragment not satisfied"
 
-log "building bzImage with $jobs jobs (cold: about 6 min on 2 cores; log in $dir/build.log)"
+case $flavour in
+main) eta="about 6 min" ;;
+debug) eta="about 10 min" ;;
+esac
+log "building the $flavour bzImage with $jobs jobs (cold: $eta on 2 cores; log in $dir/build.log)"
 cc=gcc
 if command -v ccache >/dev/null; then
 	# every key has its own tree: hash paths relative to the cache so
@@ -139,12 +162,15 @@ fi
 echo "$series_sha" > "$out/series.sha"
 echo "$config_sha" > "$out/config.sha"
 echo "$key" > "$out/key"
+echo "$flavour" > "$out/flavour"
 echo $(( $(date +%s) - start )) > "$out/build-time"
 touch "$out/done"
-log "kernel $key built in $(cat "$out/build-time") s"
+log "$flavour kernel $key built in $(cat "$out/build-time") s"
 
-# keep the three newest keys, drop older build trees
+# keep the three newest keys of this flavour, drop older build trees
 find "$cache" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn |
-	tail -n +4 | cut -d' ' -f2- | while read -r old; do
-	log "pruning old kernel cache $old"; rm -rf "$old"; done
+	cut -d' ' -f2- | while read -r d; do
+	[ "$(cat "$d/out/flavour" 2>/dev/null || echo main)" = "$flavour" ] && echo "$d"
+	done | tail -n +4 | while read -r old; do
+	log "pruning old $flavour kernel cache $old"; rm -rf "$old"; done
 echo "$out"
