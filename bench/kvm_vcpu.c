@@ -267,9 +267,10 @@ const char *exit_reason_str(uint32_t reason)
 		[KVM_EXIT_X86_RDMSR] = "X86_RDMSR",
 		[KVM_EXIT_X86_WRMSR] = "X86_WRMSR",
 		[KVM_EXIT_NOTIFY] = "NOTIFY",
-		[KVM_EXIT_MEMORY_ERROR] = "MEMORY_ERROR",
 	};
 
+	if (reason == KVM_EXIT_MEMORY_ERROR)
+		return "MEMORY_ERROR";
 	if (reason < sizeof(names) / sizeof(names[0]) && names[reason])
 		return names[reason];
 	return "?";

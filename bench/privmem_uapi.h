@@ -28,10 +28,12 @@ struct kvm_userspace_memory_region_ext {
 };
 
 /*
- * v5 07/13: 36 and 37 are taken in 6.1 (RISCV_CSR, NOTIFY), so the port
- * uses 38. KVM_RUN fails with EFAULT and run->exit_reason set to this.
+ * v5 07/13: 36 and 37 are taken in 6.1 (RISCV_CSR, NOTIFY) and upstream
+ * has used 38-41 since, so the port uses 1024, far above upstream's
+ * numbers. KVM_RUN fails with EFAULT (EHWPOISON when a memory error took
+ * the private page) and run->exit_reason set to this.
  */
-#define KVM_EXIT_MEMORY_ERROR		38
+#define KVM_EXIT_MEMORY_ERROR		1024
 #define KVM_MEMORY_EXIT_FLAG_PRIVATE	(1U << 0)
 
 /* layout of run->memory (inside the kvm_run exit union) */
@@ -60,7 +62,9 @@ static inline struct kvm_run_memory_exit *kvm_run_memory(struct kvm_run *run)
  * Software-private gfn record (our addition, a VM ioctl): marks
  * [gpa, gpa + size) private (flags = KVM_SW_PRIVATE) or shared
  * (flags = 0) for kvm_vcpu_is_private_gfn(). gpa and size must be page
- * aligned, reserved 0. Existing mappings of the range are zapped.
+ * aligned, gpa + size at most 2^52, reserved 0. Existing mappings of the
+ * range are zapped. The number is 0xf8: with this struct, 0xd2 would be
+ * upstream's KVM_SET_MEMORY_ATTRIBUTES.
  */
 struct kvm_sw_private_range {
 	__u64 gpa;
@@ -69,7 +73,7 @@ struct kvm_sw_private_range {
 	__u64 reserved;
 };
 #define KVM_SW_PRIVATE			(1ULL << 0)
-#define KVM_SET_SW_PRIVATE_RANGE	_IOW(KVMIO, 0xd2, struct kvm_sw_private_range)
+#define KVM_SET_SW_PRIVATE_RANGE	_IOW(KVMIO, 0xf8, struct kvm_sw_private_range)
 
 /* KVM_HC_MAP_GPA_RANGE attributes (arch/x86/include/uapi/asm/kvm_para.h) */
 #ifndef KVM_HC_MAP_GPA_RANGE
@@ -87,11 +91,12 @@ struct kvm_sw_private_range {
  * offset + len) shared (the host may mmap(MAP_SHARED), read and write
  * it; KVM maps the same page through the slot's userspace_addr) or
  * private again, without freeing, allocating or copying a page. flags:
- * exactly one of TO_SHARED/TO_PRIVATE and exactly one of PRESERVE/ZERO;
- * pad 0. To private fails with EBUSY, changing nothing, while a page of
- * the range has another reference (GUP, vmsplice, O_DIRECT); then
- * error_offset is the file offset of the first busy page. Every offset
- * starts private; fallocate()/PUNCH_HOLE do not change shareability.
+ * exactly one of TO_SHARED/TO_PRIVATE and exactly one of PRESERVE/ZERO
+ * (ZERO clears only the pages whose state changes); pad 0. To private
+ * fails with EAGAIN, changing nothing, while a page of the range has
+ * another reference (GUP, vmsplice, O_DIRECT); then error_offset is the
+ * file offset of the first busy page. Every offset starts private;
+ * fallocate()/PUNCH_HOLE do not change shareability.
  * The kernel's function is shmem_convert_range() (an attach point).
  */
 #ifndef MEMFD_IOC_CONVERT_RANGE
@@ -100,7 +105,7 @@ struct memfd_convert_range {
 	__u64 len;
 	__u32 flags;
 	__u32 pad;
-	__u64 error_offset;	/* out, on EBUSY */
+	__u64 error_offset;	/* out, on EAGAIN */
 };
 
 #define MEMFD_CONVERT_TO_SHARED		(1U << 0)
