@@ -396,6 +396,36 @@ static void test_privmem_guard(void)
 		close(fd);
 }
 
+/*
+ * Our ABI numbers must mean nothing to a kernel without the series (this
+ * host runs an upstream kernel): the capabilities answer 0 and the record
+ * ioctl is unknown there, so no upstream ioctl runs under our name.
+ */
+static void test_abi_numbers(void)
+{
+	static const long caps[] = {
+		KVM_CAP_PRIVATE_MEM, KVM_CAP_PRIVATE_MEM_SW_GFN,
+		KVM_CAP_PRIVATE_MEM_INPLACE,
+	};
+	struct kvm_sw_private_range range = {
+		.gpa = DATA_GPA, .size = GUEST_PAGE_SIZE, .flags = KVM_SW_PRIVATE,
+	};
+	unsigned int i, answered = 0;
+	int r;
+
+	if (kvm_check_cap(KVM_CAP_PRIVATE_MEM) > 0) {
+		tap_skip("kernel has the series", "our ABI numbers are unknown to an upstream kernel");
+		return;
+	}
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		answered += kvm_check_cap(caps[i]) != 0;
+	r = __vm_ioctl(vm, KVM_SET_SW_PRIVATE_RANGE, &range) ? -errno : 0;
+	tap_result(!answered && r == -ENOTTY,
+		   "our ABI numbers are unknown to an upstream kernel: %u of 3 capabilities answered, the record ioctl %#lx is %s (want ENOTTY)",
+		   answered, (unsigned long)KVM_SET_SW_PRIVATE_RANGE,
+		   r ? strerrorname_np(-r) : "accepted");
+}
+
 int main(void)
 {
 	int r;
@@ -426,6 +456,7 @@ int main(void)
 	test_errors();
 	test_hypercall();
 	test_privmem_guard();
+	test_abi_numbers();
 
 	kvm_vm_free(vm);
 	return tap_finish(false);

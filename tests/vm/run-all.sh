@@ -12,12 +12,13 @@
 # "# ..." lines; the last line is "N passed, N failed, N skipped".
 # Exit 0 only when nothing failed.
 #
-# busybox sh. TEST_TIMEOUT (seconds, default 300) bounds each test.
+# busybox sh. TEST_TIMEOUT (seconds, default 300) bounds each test;
+# TESTS="a b" runs only those.
 # CONVBENCH_REQUIRE_SERIES=1 (exported to the tests) turns "kernel lacks
 # the series" from a skip into a failure: set it in the project's VM.
 
 cd "$(dirname "$0")" || exit 1
-TESTS="test_memfd_inaccessible test_private_memslot test_private_fault test_inplace test_probe_points.sh test_convbench.sh"
+TESTS=${TESTS:-"test_memfd_inaccessible test_private_memslot test_private_fault test_inplace test_private_isolation test_private_mm test_private_2m test_probe_points.sh test_convbench.sh"}
 TIMEOUT=${TEST_TIMEOUT:-300}
 tmp=$(mktemp -d 2>/dev/null) || { tmp=/tmp/convbench-tests.$$; mkdir -p "$tmp"; }
 passed=0 failed=0 skipped=0
