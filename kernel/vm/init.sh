@@ -45,6 +45,12 @@ echo "CONVBENCH-COMMAND-START uptime=$(uptime_s) cpus=$(nproc)"
 status=$?
 # The host prints everything up to this marker as the command's output.
 echo "CONVBENCH-COMMAND-END uptime=$(uptime_s)"
+# Every kernel report of the boot, also those below the console's log
+# level (the kernel runs quiet, so a WARNING never reaches the console):
+# the host looks for WARNING, BUG, KASAN and lockdep reports in here.
+echo "CONVBENCH-DMESG-START"
+dmesg
+echo "CONVBENCH-DMESG-END"
 
 # Leftover background processes must not write while /out is archived.
 kill -KILL -1 2>/dev/null

@@ -273,10 +273,21 @@ qemu_rc=$(cat "$tmp/qemu.rc" 2>/dev/null || echo 255)
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 
 status=$(sed -n 's/^CONVBENCH-EXIT-STATUS: \([0-9]\{1,3\}\)$/\1/p' "$log" | tail -n1)
+# Kernel reports: the guest's whole dmesg comes after the command (below
+# the console's log level too); without it (a crash or a hang) whatever
+# reached the console. A BUG (KASAN, bad page state, sleeping in atomic,
+# soft lockup) or an oops fails the run; a WARNING (WARN_ON, lockdep,
+# suspicious RCU) or a hung task is reported and fails with --fail-on-warn.
+if grep -q '^CONVBENCH-DMESG-END' "$log"; then
+	kmsg=$(sed -n '/^CONVBENCH-DMESG-START/,/^CONVBENCH-DMESG-END/p' "$log")
+else
+	kmsg=$(cat "$log")
+fi
 panic=$(grep -m1 'Kernel panic - not syncing' "$log" ||
-	grep -m1 -E 'BUG: |kernel BUG at|Oops: |: [0-9a-f]{4} \[#[0-9]+\]' "$log" || true)
-warn=$(grep -m1 'WARNING: ' "$log" || true)
-nwarn=$(grep -c 'WARNING: ' "$log" || true)
+	grep -m1 -E 'BUG: |kernel BUG at|Oops: |: [0-9a-f]{4} \[#[0-9]+\]' <<<"$kmsg" || true)
+warn_re='WARNING: |INFO: task .* blocked for more than|UBSAN: '
+warn=$(grep -m1 -E "$warn_re" <<<"$kmsg" || true)
+nwarn=$(grep -c -E "$warn_re" <<<"$kmsg" || true)
 boot=$(cat "$tmp/started" 2>/dev/null || echo)
 up_start=$(sed -n 's/^CONVBENCH-COMMAND-START uptime=\([0-9.]*\).*/\1/p' "$log" | head -n1)
 guest_cpus=$(sed -n 's/^CONVBENCH-COMMAND-START .*cpus=\([0-9]*\).*/\1/p' "$log" | head -n1)
@@ -311,7 +322,7 @@ elif [[ -z $status ]]; then
 	result=no-status code=126
 fi
 if [[ -n $warn ]]; then
-	say "kernel warning ($nwarn WARNING lines, the first): $warn"
+	say "kernel warning ($nwarn report lines, the first): $warn"
 	if ((fail_on_warn)) && [[ $result == ok ]]; then result=warning code=125; fi
 fi
 
