@@ -123,7 +123,18 @@ static int destructive(struct conv_ctx *c, uint64_t off, uint64_t len,
 	ph->mem = t1 - t0;
 	if (r)
 		return why(c, r, "fallocate on the private fd");
-	/* the shared page is stale now: give it back */
+	/*
+	 * The shared page is stale now: give it back. With THP a 4K
+	 * fallocate (an implicit conversion's fault) allocates the whole 2M
+	 * folio and no further page of it faults, so its shared twin is
+	 * stale too: left mapped, the next to-shared would read old data.
+	 */
+	if (c->huge) {
+		uint64_t end = (off + len + SZ_2M - 1) & ~(SZ_2M - 1);
+
+		off &= ~(SZ_2M - 1);
+		len = end - off;
+	}
 	r = madvise(c->shared + off, len, MADV_DONTNEED) ? -errno : 0;
 	ph->release = rdtsc() - t1;
 	return r ? why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
