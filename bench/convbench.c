@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "invariants.h"
 #include "options.h"
 #include "report.h"
 #include "trace_hook.h"
@@ -48,9 +49,10 @@ int main(int argc, char **argv)
 	struct cell_result *results;
 	struct trace_hook hook = { 0 };
 	struct report rep;
-	char why[256], sz[32];
+	char why[512], sz[32];
 	unsigned int m, i, ncells = 0, failed = 0, unavailable = 0, ran = 0;
 	struct env env;
+	uint64_t bad;
 	int r;
 
 	r = parse_options(argc, argv, &env, stdout, stderr);
@@ -112,6 +114,18 @@ int main(int argc, char **argv)
 			trace_hook_cell(&hook, &p);
 			r = cell_run(&p, res);
 			ran++;
+			bad = env.debug ? inv_check_cell(res, why, sizeof(why)) : 0;
+			if (bad) {
+				fprintf(stderr, "convbench: %s %s: --debug: %llu of %llu conversions break a timing invariant, the first: %s\n",
+					conv_mode_name(m),
+					size_str(p.size, sz, sizeof(sz)),
+					(unsigned long long)bad,
+					(unsigned long long)res->n, why);
+				if (!res->error[0])
+					snprintf(res->error, sizeof(res->error),
+						 "timing invariant broken: %.480s", why);
+				r = r ? r : -EPROTO;
+			}
 			if (r) {
 				failed++;
 				fprintf(stderr, "convbench: %s %s: %s\n",

@@ -119,7 +119,8 @@ static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
 		s->dir = dir;
 		s->total = t3 - t0 - flip;
 		s->first = first - t0 - flip;
-		s->copy = t1 - t0;
+		/* two back-to-back TSC reads are not a copy */
+		s->copy = copy ? t1 - t0 : 0;
 		s->exit_rt = t2 - t1 - flip;
 		s->fault_in = t3 - t2;
 	}

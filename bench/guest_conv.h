@@ -31,7 +31,7 @@ struct guest_sample {
 	uint64_t dir;
 	uint64_t total;		/* guest TSC: request .. range usable */
 	uint64_t first;		/* request .. first page verified */
-	uint64_t copy;		/* copying the data aside (preserve) */
+	uint64_t copy;		/* copying the data aside (0: nothing copied) */
 	uint64_t exit_rt;	/* the hypercall's round trip */
 	uint64_t fault_in;	/* after the hypercall: copy back + touch */
 };

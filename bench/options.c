@@ -45,6 +45,9 @@ static const char usage[] =
 "  --trace                BPF latency histograms of the kernel functions\n"
 "                         per cell (trace.csv, trace.txt with --out); the\n"
 "                         probes cost time: compare with an untraced run\n"
+"  --debug                check every conversion's timings against the\n"
+"                         invariants of bench/invariants.h; a broken one\n"
+"                         fails the cell\n"
 "  -v, --verbose          more detail on stderr\n"
 "  -h, --help             this text\n"
 "\n"
@@ -60,6 +63,7 @@ enum {
 	OPT_MODE = 256, OPT_SIZE, OPT_ITER, OPT_DURATION, OPT_WARMUP,
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
 	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE,
+	OPT_DEBUG,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "stall-timeout", required_argument, NULL, OPT_STALL },
 	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -313,6 +318,9 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 			break;
 		case OPT_TRACE:
 			env->trace = true;
+			break;
+		case OPT_DEBUG:
+			env->debug = true;
 			break;
 		case 'v':
 			env->verbose = true;

@@ -38,6 +38,7 @@ struct env {
 	enum out_format format;
 	uint64_t seed;
 	unsigned int stall_s;
+	bool debug;		/* check every sample (invariants.h) */
 	bool trace;
 	bool verbose;
 	int argc;		/* for the provenance record */
