@@ -19,9 +19,11 @@
 #include "trace_hook.h"
 #include "workload.h"
 
+static volatile sig_atomic_t stop_signal;
+
 static void on_signal(int sig)
 {
-	(void)sig;
+	stop_signal = sig;
 	workload_request_stop();
 }
 
@@ -35,9 +37,11 @@ static int trace_csv(FILE *f, void *arg)
 	return trace_hook_report(arg, NULL, f) ? -EIO : 0;
 }
 
+/* the first SIGINT/SIGTERM stops the run and keeps it, a second kills */
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal,
+				.sa_flags = SA_RESETHAND };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -103,9 +107,14 @@ int main(int argc, char **argv)
 				.duration_s = env.duration_s,
 				.seed = env.seed,
 				.stall_s = env.stall_s,
+				.max_exits = env.max_exits,
 				.verbose = env.verbose,
 			};
-			struct cell_result *res = &results[ncells++];
+			struct cell_result *res;
+
+			if (workload_stop_requested())
+				break;
+			res = &results[ncells++];
 
 			if (env.verbose)
 				fprintf(stderr, "convbench: %s %s ...\n",
@@ -136,6 +145,10 @@ int main(int argc, char **argv)
 			report_cell(&rep, res);
 		}
 	}
+	if (stop_signal)
+		fprintf(stderr, "convbench: stopped by signal %d (%s); writing "
+			"what was measured\n", stop_signal,
+			strsignal(stop_signal));
 
 	r = report_finish(&rep, results, ncells);
 	if (hook.t) {
@@ -153,6 +166,8 @@ int main(int argc, char **argv)
 
 	if (failed || r)
 		return 1;
+	if (stop_signal)
+		return 128 + stop_signal;
 	if (unavailable)
 		return 4;
 	return ran ? 0 : 4;

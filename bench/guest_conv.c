@@ -144,12 +144,13 @@ GUEST_CODE void guest_conv_main(struct guest_args *a)
 				rec = false;
 			guest_convert(a, dir, val, k, rec, nrec);
 			nrec += rec;
+			/* verified: the host may count it (also when stopped later) */
+			a->nsamples = nrec;
+			a->done_convs = k + 1;
 			/* new content for the next conversion to carry */
 			val = val * 6364136223846793005ULL + 1442695040888963407ULL;
 			guest_fill(a, val);
 		}
-		a->done_iters = it + 1;
-		a->nsamples = nrec;
 	}
 	GUEST_DONE();
 }

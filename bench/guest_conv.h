@@ -49,8 +49,8 @@ struct guest_args {
 	uint32_t implicit;
 	uint32_t preserve;
 	uint32_t inplace;
-	/* written by the guest, read by the host */
-	volatile uint64_t done_iters;
+	/* written by the guest after each verified conversion, read by the host */
+	volatile uint64_t done_convs;
 	volatile uint64_t nsamples;
 	/* written by the host: finish the current iteration and stop */
 	volatile uint32_t stop;

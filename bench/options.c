@@ -41,7 +41,10 @@ static const char usage[] =
 "                         and hist.csv into DIR (created; never overwritten)\n"
 "  --format=FMT           stdout: text (default), csv or json\n"
 "  --seed=N               data pattern seed (default 1)\n"
-"  --stall-timeout=S      abort a cell after S s without progress (60)\n"
+"  --stall-timeout=S      fail a cell whose conversion takes more than S s\n"
+"                         (default 60)\n"
+"  --max-exits=N          fail a cell whose conversion takes more than N\n"
+"                         exits (default 2 per 4K page + 16)\n"
 "  --trace                BPF latency histograms of the kernel functions\n"
 "                         per cell (trace.csv, trace.txt with --out); the\n"
 "                         probes cost time: compare with an untraced run\n"
@@ -57,12 +60,14 @@ static const char usage[] =
 "  convbench --mode=destructive --no-preserve --trigger=implicit --out=run1\n"
 "\n"
 "Exit status: 0 ok, 1 a conversion failed or was wrong, 2 bad option,\n"
-"4 the kernel lacks the feature.\n";
+"4 the kernel lacks the feature, 128+N stopped by signal N (SIGINT,\n"
+"SIGTERM: within a second, what was measured is written; a second\n"
+"signal kills at once).\n";
 
 enum {
 	OPT_MODE = 256, OPT_SIZE, OPT_ITER, OPT_DURATION, OPT_WARMUP,
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
-	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE,
+	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
 	OPT_DEBUG,
 };
 
@@ -82,6 +87,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "stall-timeout", required_argument, NULL, OPT_STALL },
 	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -318,6 +324,12 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 			break;
 		case OPT_TRACE:
 			env->trace = true;
+			break;
+		case OPT_MAX_EXITS:
+			if (parse_uint(optarg, 1, UINT32_MAX, &v))
+				return bad(err, "max-exits", optarg,
+					   "a whole number from 1");
+			env->max_exits = v;
 			break;
 		case OPT_DEBUG:
 			env->debug = true;

@@ -40,7 +40,8 @@ struct cell_params {
 	uint32_t iterations;	/* recorded round trips; 0 with duration */
 	double duration_s;	/* > 0: run until then (iterations is the cap) */
 	uint64_t seed;
-	unsigned int stall_s;	/* no progress for this long: abort the cell */
+	unsigned int stall_s;	/* a conversion taking longer fails the cell */
+	uint32_t max_exits;	/* per conversion, more fail the cell; 0: default */
 	bool verbose;
 	/* --trace: label the kernel work of each conversion (ctx + dir) */
 	void (*trace_set)(void *arg, unsigned int ctx);
@@ -75,6 +76,7 @@ struct cell_result {
 	uint64_t n;
 	uint64_t conversions;	/* incl. warm-up and unrecorded directions */
 	double wall_s;
+	bool interrupted;	/* stopped by SIGINT/SIGTERM, samples so far kept */
 	char error[512];	/* empty: every conversion verified */
 	char thp[32];		/* shmem_enabled used for the private fd */
 };
@@ -89,7 +91,14 @@ void cell_result_free(struct cell_result *res);
 /* Which modes this kernel offers: 0 or -errno with why[] filled */
 int mode_supported(enum conv_mode m, char *why, size_t len);
 
-/* Stop all running cells soon (signal-safe) */
+/* exits a conversion of p may take (max_exits or 2 per page + 16) */
+uint32_t cell_max_exits(const struct cell_params *p);
+
+/*
+ * Stop the running cell within a second, keeping what was measured, and
+ * start no other (async-signal-safe)
+ */
 void workload_request_stop(void);
+bool workload_stop_requested(void);
 
 #endif /* CONVBENCH_WORKLOAD_H */

@@ -31,15 +31,24 @@ static int parse(struct env *env, char *err, size_t errlen, ...)
 	return r;
 }
 
-static void refused(const char *arg, const char *opt_in_msg)
+/* arg (with another option, or NULL) must be refused naming opt_in_msg */
+static void refused_with(const char *arg, const char *other,
+			 const char *opt_in_msg)
 {
 	char err[512];
 	struct env env;
-	int r = parse(&env, err, sizeof(err), (char *)arg, NULL);
+	int r = parse(&env, err, sizeof(err), (char *)arg, (char *)other,
+		      NULL);
 
 	tap_result(r == 2 && strstr(err, opt_in_msg),
-		   "%s is refused with status 2 naming %s (%d: %.60s)", arg,
-		   opt_in_msg, r, err);
+		   "%s%s%s is refused with status 2 naming %s (%d: %.60s)",
+		   arg, other ? " " : "", other ? other : "", opt_in_msg, r,
+		   err);
+}
+
+static void refused(const char *arg, const char *opt_in_msg)
+{
+	refused_with(arg, NULL, opt_in_msg);
 }
 
 int main(void)
@@ -110,6 +119,11 @@ int main(void)
 	refused("--bogus", "--bogus");
 	refused("--size", "--size");
 	refused("stray", "stray");
+
+	r = parse(&env, err, sizeof(err), "--debug", "--max-exits=5", NULL);
+	tap_result(!r && env.debug && env.max_exits == 5,
+		   "--debug, --max-exits are taken");
+	refused("--max-exits=0", "--max-exits");
 
 	r = parse(&env, err, sizeof(err), "--iterations=5", "--duration=1", NULL);
 	tap_result(r == 2 && strstr(err, "exclude"),
