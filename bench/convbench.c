@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 				.seed = env.seed,
 				.stall_s = env.stall_s,
 				.max_exits = env.max_exits,
+				.inject = env.inject,
 				.verbose = env.verbose,
 			};
 			struct cell_result *res;

@@ -127,6 +127,13 @@ static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
 	guest_verify(a, val, !a->preserve, k);
 }
 
+/* a stalled guest as the host sees it: no exit, ever (--inject=hang) */
+static GUEST_CODE void __attribute__((noreturn)) guest_spin(void)
+{
+	for (;;)
+		asm volatile("pause" ::: "memory");
+}
+
 GUEST_CODE void guest_conv_main(struct guest_args *a)
 {
 	uint64_t val = a->seed, it, k, nrec = 0;
@@ -140,6 +147,8 @@ GUEST_CODE void guest_conv_main(struct guest_args *a)
 			bool rec = record_it && (a->dir_mask & (1u << dir));
 
 			k = 2 * it + dir;
+			if (k == a->hang_k)
+				guest_spin();
 			if (rec && nrec >= a->max_samples)
 				rec = false;
 			guest_convert(a, dir, val, k, rec, nrec);

@@ -49,12 +49,16 @@ struct guest_args {
 	uint32_t implicit;
 	uint32_t preserve;
 	uint32_t inplace;
+	/* test hook (--inject=hang@K): spin without exits before conversion K */
+	uint64_t hang_k;
 	/* written by the guest after each verified conversion, read by the host */
 	volatile uint64_t done_convs;
 	volatile uint64_t nsamples;
 	/* written by the host: finish the current iteration and stop */
 	volatile uint32_t stop;
 };
+
+#define GUEST_NO_HANG	(~0ULL)
 
 void guest_conv_main(struct guest_args *a);
 

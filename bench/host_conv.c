@@ -179,3 +179,10 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 		return in_place(c, off, len, to_private, ph);
 	return destructive(c, off, len, to_private, ph);
 }
+
+void host_conv_corrupt(struct conv_ctx *c, uint64_t gpa, uint64_t xor)
+{
+	volatile uint64_t *w = (uint64_t *)(c->shared + (gpa - c->gpa));
+
+	*w ^= xor;
+}

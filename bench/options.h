@@ -39,6 +39,7 @@ struct env {
 	uint64_t seed;
 	unsigned int stall_s;
 	uint32_t max_exits;	/* 0: cell_max_exits() default */
+	struct inject inject;
 	bool debug;		/* check every sample (invariants.h) */
 	bool trace;
 	bool verbose;

@@ -128,6 +128,34 @@ static int handle_ucall(struct worker *w)
 	}
 }
 
+/*
+ * The handler of one conversion exit, with the test hooks of --inject
+ * (vCPU 0, conversion k): 0 or -errno, conv->detail saying where.
+ */
+static int convert(struct worker *w, uint64_t k, uint64_t gpa, uint64_t len,
+		   bool to_private, bool hc, struct host_phases *ph)
+{
+	const struct inject *inj = &w->cell->p->inject;
+	struct conv_ctx *conv = &w->cell->conv;
+	bool hit = inj->kind != INJECT_NONE && !w->vcpu->id && k == inj->k;
+	uint64_t target = w->base + inj->off;
+	int r;
+
+	if (hit && inj->kind == INJECT_FAIL) {
+		snprintf(conv->detail, sizeof(conv->detail),
+			 " (injected failure)");
+		return -EIO;
+	}
+	if (hit && inj->kind == INJECT_SKIP)
+		/* the record changes, the memory does not */
+		return hc ? host_conv_flip(conv, gpa, to_private) : 0;
+	r = host_conv_convert(conv, gpa, len, to_private, hc, ph);
+	if (!r && hit && inj->kind == INJECT_CORRUPT && !to_private &&
+	    target >= gpa && target < gpa + len)
+		host_conv_corrupt(conv, target, INJECT_XOR);
+	return r;
+}
+
 void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -223,8 +251,8 @@ void *worker_main(void *arg)
 			p->trace_set(p->trace_arg, k < 2 * p->warmup ? 0 :
 				     p->trace_ctx + (to_private ? DIR_TO_PRIVATE :
 						     DIR_TO_SHARED));
-		r = host_conv_convert(conv, gpa, npages * GUEST_CONV_PAGE,
-				      to_private, hc, &ph);
+		r = convert(w, k, gpa, npages * GUEST_CONV_PAGE, to_private,
+			    hc, &ph);
 		if (hc)
 			run->hypercall.ret = 0;
 		if (r) {

@@ -180,6 +180,8 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 			.implicit = p->trigger == TRIGGER_IMPLICIT,
 			.preserve = p->preserve,
 			.inplace = p->mode == MODE_INPLACE,
+			.hang_k = p->inject.kind == INJECT_HANG && !i ?
+				  p->inject.k : GUEST_NO_HANG,
 		};
 		w->max_k = 2 * max_iters;
 		w->host = calloc(w->max_k, sizeof(*w->host));

@@ -28,6 +28,29 @@ enum conv_trigger {
 	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR */
 };
 
+/*
+ * Test hooks (--inject), on vCPU 0's conversion k (counting warm-up,
+ * k = 2 * iteration + direction), so that tests can make convbench meet
+ * what it must survive: a failing handler, data that reads wrong, a
+ * handler that does nothing (the guest faults again and again), a guest
+ * that stalls without exits.
+ */
+enum inject_kind {
+	INJECT_NONE,
+	INJECT_FAIL,		/* the host handler fails (EIO) */
+	INJECT_SKIP,		/* the host handler succeeds doing nothing */
+	INJECT_CORRUPT,		/* after a to-shared: the host flips a word */
+	INJECT_HANG,		/* the guest spins before the conversion */
+};
+
+struct inject {
+	enum inject_kind kind;
+	uint64_t k;
+	uint64_t off;		/* corrupt: byte offset in the range */
+};
+
+#define INJECT_XOR	0x00ff00ff00ff00ffULL	/* what corrupt flips */
+
 /* what a cell measures; the guest reads a copy of it */
 struct cell_params {
 	enum conv_mode mode;
@@ -42,6 +65,7 @@ struct cell_params {
 	uint64_t seed;
 	unsigned int stall_s;	/* a conversion taking longer fails the cell */
 	uint32_t max_exits;	/* per conversion, more fail the cell; 0: default */
+	struct inject inject;
 	bool verbose;
 	/* --trace: label the kernel work of each conversion (ctx + dir) */
 	void (*trace_set)(void *arg, unsigned int ctx);
