@@ -149,7 +149,7 @@ static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
 	int r = memfd_convert(c->fd, off, len, flags, &busy);
 
 	ph->mem = rdtsc() - t0;
-	if (r == -EBUSY)
+	if (r == -MEMFD_CONVERT_BUSY_ERRNO)
 		snprintf(c->detail, sizeof(c->detail),
 			 " (MEMFD_IOC_CONVERT_RANGE: page at offset %#llx is pinned)",
 			 (unsigned long long)busy);

@@ -9,6 +9,7 @@
 #ifndef CONVBENCH_PRIVMEM_UAPI_H
 #define CONVBENCH_PRIVMEM_UAPI_H
 
+#include <errno.h>
 #include <linux/kvm.h>
 #include <linux/types.h>
 
@@ -88,9 +89,10 @@ struct kvm_sw_private_range {
  * it; KVM maps the same page through the slot's userspace_addr) or
  * private again, without freeing, allocating or copying a page. flags:
  * exactly one of TO_SHARED/TO_PRIVATE and exactly one of PRESERVE/ZERO;
- * pad 0. To private fails with EBUSY, changing nothing, while a page of
- * the range has another reference (GUP, vmsplice, O_DIRECT); then
- * error_offset is the file offset of the first busy page. Every offset
+ * pad 0. To private fails with MEMFD_CONVERT_BUSY_ERRNO, changing
+ * nothing, while a page of the range has another reference (GUP,
+ * vmsplice, O_DIRECT); then error_offset is the file offset of the first
+ * busy page. Every offset
  * starts private; fallocate()/PUNCH_HOLE do not change shareability.
  * The kernel's function is shmem_convert_range() (an attach point).
  */
@@ -100,7 +102,7 @@ struct memfd_convert_range {
 	__u64 len;
 	__u32 flags;
 	__u32 pad;
-	__u64 error_offset;	/* out, on EBUSY */
+	__u64 error_offset;	/* out, when busy */
 };
 
 #define MEMFD_CONVERT_TO_SHARED		(1U << 0)
@@ -109,6 +111,15 @@ struct memfd_convert_range {
 #define MEMFD_CONVERT_ZERO		(1U << 3)
 
 #define MEMFD_IOC_CONVERT_RANGE	_IOWR(0xB9, 0x00, struct memfd_convert_range)
+#endif
+
+/*
+ * The errno of a to-private conversion that meets a pinned page. Use
+ * this name, never the number: upstream's in-place series says EAGAIN
+ * (userspace drops its pins and retries), and our kernel may follow.
+ */
+#ifndef MEMFD_CONVERT_BUSY_ERRNO
+#define MEMFD_CONVERT_BUSY_ERRNO	EBUSY
 #endif
 
 #endif /* CONVBENCH_PRIVMEM_UAPI_H */
