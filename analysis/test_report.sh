@@ -6,17 +6,27 @@
 # the three functions' side-by-side histograms are there with the right
 # numbers (inplace is exactly 0.7 x destructive), the TCG note, the exit
 # codes (2 bad usage, 1 no samples.csv), reruns replace the report.
+# Then every other way in that analysis/README.md documents: make report
+# and make plot, gnuplot -e and -c, convreport's -s, -n (subsampling:
+# same medians, the CI from a random subset, said so) and -h,
+# hyperfine.json, a run without summary.json, one mode only, no samples,
+# unreadable rows, plotdata.sh's CDF thinning, stamp and exit codes, and
+# the reference run in results/ (its medians are convbench's own).
 #
-#   analysis/test_report.sh     (CONVREPORT=path, default build/analysis/convreport)
+#   analysis/test_report.sh     (CONVREPORT=path, default build/analysis/convreport;
+#                                SAMPLES_CHECK=path: the synthetic samples
+#                                must satisfy convbench's timing invariants)
 #
-# Then, when gnuplot is installed, every analysis/*.gp on the same folder
-# (with and without trace.csv): a PNG and an SVG each.
+# When gnuplot is installed, every analysis/*.gp on the same folder (with
+# and without trace.csv): a PNG and an SVG each.
 #
 # POSIX sh. TAP-like lines; the last line is "N passed, N failed[, N
 # skipped]".
 
 HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
 CR=${CONVREPORT:-$HERE/../build/analysis/convreport}
+CHECK=${SAMPLES_CHECK:-}
 tmp=$(mktemp -d) || exit 1
 trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
 n=0 passed=0 failed=0 skipped=0
@@ -64,11 +74,19 @@ awk 'BEGIN {
 		base = (s == 1 ? 50000 : 5000000) * (d == 1 ? 1 : 1.2)
 		v = base * (1 + (i * 7 % 50) / 100)
 		if (m) v *= 0.7
-		printf "%s,%d,%s,explicit,1,0,%d,%d,%d,0,%d,%d,1,%d,%d,%d,0\n", \
+		# destructive --preserve copies (0.1 of the total), in place
+		# does not; the parts add up to the total, as in convbench
+		c = m ? 0 : v / 10
+		printf "%s,%d,%s,explicit,1,0,%d,%d,%d,%d,%d,%d,1,%d,%d,%d,0\n", \
 			m ? "inplace" : "destructive", sz[s], dr[d], i, v, v, \
-			v / 2, v / 2, v / 3, v / 9, v / 9
+			c, (v - c) / 2, (v - c) / 2, v / 3, v / 9, v / 9
 	}
 }' > "$run/samples.csv"
+if [ -x "$CHECK" ]; then
+	"$CHECK" "$run/samples.csv" | sed 's/^/# /'
+	"$CHECK" "$run/samples.csv" > /dev/null
+	result $? "the synthetic samples.csv satisfies convbench's timing invariants"
+fi
 
 cat > "$run/summary.json" <<'EOF'
 {
@@ -192,10 +210,19 @@ plots() {	# plots RUN NAMES...
 	done
 }
 if command -v gnuplot > /dev/null; then
-	plots "$run" distribution cdf phases scaling bpf-functions
-	result $? "gnuplot: all five plots, PNG and SVG"
+	make -s -C "$TOP" --no-print-directory plot RUN="$run" \
+		> "$tmp/make.out" 2>&1
+	rc=$?
+	sed 's/^/# /' "$tmp/make.out" | grep -v '\.png$\|\.svg$'
+	ok=0
+	for p in distribution cdf phases scaling bpf-functions; do
+		[ -s "$run/plots/$p.png" ] && [ -s "$run/plots/$p.svg" ] ||
+			{ echo "# no $p.png or .svg"; ok=1; }
+	done
+	[ $rc -eq 0 ] && [ $ok -eq 0 ]
+	result $? "make plot RUN=...: all five plots, PNG and SVG ($rc)"
 else
-	skip "gnuplot: all five plots (no gnuplot)"
+	skip "make plot: all five plots (no gnuplot)"
 fi
 
 rm "$run/trace.csv"
@@ -223,6 +250,192 @@ awk -F, -v OFS=, 'NR > 1 { $14 = $11 * 2 } { print }' "$run/samples.csv" \
 "$CR" -q "$skew"
 grep -q '^note: in 400 of 400 conversions the host handler' "$skew/report.txt"
 result $? "host handler longer than the guest round trip: a clock note"
+if [ -x "$CHECK" ]; then
+	"$CHECK" "$skew/samples.csv" > "$tmp/check.out"
+	[ $? -eq 1 ] && grep -q "outside the guest's exit round trip" "$tmp/check.out"
+	result $? "samples_check flags the same rows (a handler outside its round trip)"
+fi
+
+# --- the other documented ways in
+make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^Latency per conversion' "$tmp/make.out" &&
+	grep -q '^Latency per conversion' "$run/report.txt"
+result $? "make report RUN=...: report.txt written and printed ($rc)"
+make -s -C "$TOP" --no-print-directory report > /dev/null 2> "$tmp/err"
+grep -q 'no run folder' "$tmp/err"
+result $? "make report without RUN says how to call it"
+make -s -C "$TOP" --no-print-directory plot RUN="$tmp/nowhere" > /dev/null 2> "$tmp/err"
+grep -q 'RUN=.*: not a folder' "$tmp/err"
+result $? "make plot with RUN not a folder says so"
+if command -v gnuplot > /dev/null; then
+	rm -f "$run/plots/distribution.png"
+	gnuplot -c "$HERE/dist.gp" "$run" > "$tmp/gp.out" 2>&1 &&
+		[ -s "$run/plots/distribution.png" ]
+	result $? "gnuplot -c analysis/dist.gp RUN: the plot"
+	gnuplot "$HERE/cdf.gp" > "$tmp/gp.out" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && grep -q 'usage: gnuplot' "$tmp/gp.out"
+	result $? "gnuplot without a run folder: usage, status 2 ($rc)"
+else
+	skip "gnuplot -c and usage (no gnuplot)"
+fi
+
+"$CR" -h > "$tmp/help"
+rc=$?
+[ $rc -eq 0 ] && grep -q -- '--max-samples=N' "$tmp/help"
+result $? "-h prints the usage, exit 0 ($rc)"
+"$CR" -n 1 "$run" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'max-samples' "$tmp/err"
+result $? "-n 1 is refused naming --max-samples ($rc)"
+"$CR" -s -3 "$run" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'seed' "$tmp/err"
+result $? "-s -3 is refused naming --seed ($rc)"
+
+# --- subsampling (-n) and the seed (-s), on a cell of 2500 per mode
+big=$tmp/big
+mkdir "$big"
+cp "$run/summary.json" "$big/"
+awk 'BEGIN {
+	print "mode,size,direction,trigger,preserve,vcpu,iter,total_ns," \
+	      "first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits,host_ns," \
+	      "host_record_ns,host_mem_ns,host_release_ns"
+	for (m = 0; m < 2; m++) for (i = 0; i < 2500; i++) {
+		v = 100000 * (1 + (i * 37 % 2500) / 2500)
+		if (m) v *= 0.7
+		printf "%s,4096,to-shared,explicit,0,0,%d,%d,%d,0,%d,%d,1,%d,%d,%d,0\n", \
+			m ? "inplace" : "destructive", i, v, v, v / 2, v / 2, \
+			v / 3, v / 9, v / 9
+	}
+}' > "$big/samples.csv"
+rows() {	# the table's cell rows and ratio of a report
+	grep -E '^(4K)? +(to-shared)? +(destructive|inplace|in/de) ' "$1"
+}
+ci_width() {	# width of the first median CI
+	grep -E '^ +95% CI ' "$1" | head -n 1 |
+		awk '{ split($3, a, /\.\./); print a[2] - a[1] }'
+}
+"$CR" -q "$big" && cp "$big/report.txt" "$tmp/full"
+"$CR" -q -n 100 "$big" && cp "$big/report.txt" "$tmp/sub"
+"$CR" -q -n 100 "$big" && cp "$big/report.txt" "$tmp/sub2"
+"$CR" -q -n 100 -s 7 "$big" && cp "$big/report.txt" "$tmp/sub7"
+# (the note is wrapped at 72 columns)
+tr '\n' ' ' < "$tmp/sub" |
+	grep -q 'from a random 100 samples per side where there are more' &&
+	! grep -q 'from a random' "$tmp/full"
+result $? "-n 100: the CI is said to come from 100 random samples per side (not without -n)"
+rows "$tmp/full" > "$tmp/rows.full"
+rows "$tmp/sub" > "$tmp/rows.sub"
+[ -s "$tmp/rows.full" ] && cmp -s "$tmp/rows.full" "$tmp/rows.sub"
+result $? "-n 100: n, p50, p99 and the ratio still come from all 2500 samples"
+wf=$(ci_width "$tmp/full") ws=$(ci_width "$tmp/sub")
+awk -v f="$wf" -v s="$ws" 'BEGIN { exit !(f > 0 && s > 2 * f) }'
+result $? "-n 100: the median's CI is wider than from all samples ($ws vs $wf)"
+cmp -s "$tmp/sub" "$tmp/sub2"
+result $? "-n 100 twice: the same report (fixed seed)"
+grep -q 'seed 7' "$tmp/sub7" && ! cmp -s "$tmp/sub" "$tmp/sub7"
+result $? "-s 7: another subset and resampling, and the report names seed 7"
+
+# --- hyperfine.json, no summary.json, one mode, no samples, bad rows
+{
+	echo '{ "results": ['
+	echo '  { "command": "convbench --mode=destructive --size=4K",'
+	echo '    "mean": 1.1875, "stddev": 0.0247, "times": [1.1, 1.2, 1.3] },'
+	echo '  { "command": "convbench --mode=inplace --size=4K",'
+	echo '    "mean": 2.6375, "stddev": 0.0642, "times": [2.6, 2.7, 2.6] }'
+	echo '] }'
+} > "$run/hyperfine.json"
+"$CR" -q "$run"
+grep -A 5 '^Whole convbench runs (hyperfine), wall time:$' "$rep" |
+	grep -q '^    mean 2.638 s +- 0.064 s, 3 runs$' &&
+	grep -q '^  \$ convbench --mode=destructive --size=4K$' "$rep"
+result $? "hyperfine.json: each command with its mean, stddev and runs"
+
+alone=$tmp/alone
+mkdir "$alone"
+grep -v '^inplace,' "$run/samples.csv" > "$alone/samples.csv"
+"$CR" -q "$alone"
+grep -q '^note: no summary.json: provenance unknown$' "$alone/report.txt"
+result $? "no summary.json: the report says provenance is unknown"
+grep -q 'No inplace/destructive ratio' "$alone/report.txt" &&
+	! grep -qE '^ .*(inplace|in/de) ' "$alone/report.txt" &&
+	[ "$(grep -cE ' destructive +50 ' "$alone/report.txt")" -eq 4 ]
+result $? "one mode only: its 4 rows, no inplace rows, no ratio (says why)"
+
+head -n 1 "$run/samples.csv" > "$alone/samples.csv"
+"$CR" -q "$alone"
+rc=$?
+[ $rc -eq 1 ] && grep -q '^no conversions recorded' "$alone/report.txt"
+result $? "samples.csv without samples: exit 1, the report says so ($rc)"
+{ cat "$run/samples.csv"; echo "garbage,row"; echo "destructive,4096,sideways,x"; } \
+	> "$alone/samples.csv"
+"$CR" -q "$alone" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '2 rows skipped' "$tmp/err"
+result $? "unreadable rows are skipped and counted on stderr ($rc)"
+
+# --- plotdata.sh: CDF thinning, the stamp, exit codes
+sh "$HERE/plotdata.sh" "$big"
+rc=$?
+cdf=$big/plots/data/cdf-destructive-4096-to-shared.dat
+pts=$(grep -vc '^#' "$cdf" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$pts" -le 2001 ] && [ "$pts" -ge 1000 ] &&
+	[ "$(tail -n 1 "$cdf" | awk '{ print $2 }')" = 1 ]
+result $? "plotdata: a CDF of 2500 samples is thinned to $pts points, ending at 1"
+touch "$tmp/mark"
+sleep 1
+sh "$HERE/plotdata.sh" "$big"
+[ -z "$(find "$big/plots/data" -newer "$tmp/mark")" ]
+result $? "plotdata: nothing is redone while the stamp is newer than the inputs"
+touch "$big/samples.csv"
+sh "$HERE/plotdata.sh" "$big"
+[ -n "$(find "$big/plots/data" -name stats.dat -newer "$tmp/mark")" ]
+result $? "plotdata: a newer samples.csv makes the tables again"
+sh "$HERE/plotdata.sh" > /dev/null 2>&1
+rc1=$?
+sh "$HERE/plotdata.sh" "$tmp/nowhere" > /dev/null 2>&1
+rc2=$?
+mkdir "$tmp/nosamples"
+sh "$HERE/plotdata.sh" "$tmp/nosamples" > /dev/null 2>&1
+rc3=$?
+[ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 1 ]
+result $? "plotdata: exit 2 without a folder ($rc1, $rc2), 1 without samples.csv ($rc3)"
+
+# --- the reference run: convreport's medians are convbench's own
+ref=
+for d in "$TOP"/results/*/; do
+	[ -f "$d/samples.csv" ] && [ -f "$d/summary.json" ] && ref=${d%/} && break
+done
+if [ -n "$ref" ]; then
+	copy=$tmp/$(basename "$ref")
+	mkdir "$copy"
+	cp "$ref/samples.csv" "$ref/summary.json" "$copy/"
+	"$CR" -q "$copy"
+	# mode size direction p50_ns of each cell in summary.json
+	awk -F'"' '/"mode":/ { m = $4 } /"size":/ { s = $4 }
+		/"direction":/ { d = $4 } /"total_ns":/ { t = 1 }
+		t && /"p50":/ { split($3, a, /[:,]/); print m, s, d, a[2]; t = 0 }' \
+		"$copy/summary.json" > "$tmp/json.p50"
+	# the same from the table (size and direction carry down)
+	awk '/^Latency per conversion/ { on = 1 }
+		on && / (destructive|inplace) +[0-9]+ / {
+		i = 1; if ($1 ~ /^[0-9]+[KMG]?$/) s = $(i++)
+		if ($i ~ /^to-/) d = $(i++)
+		print $i, s, d, $(i + 2) * 1000 }' "$copy/report.txt" > "$tmp/rep.p50"
+	bad=$(awk 'NR == FNR { want[$1 " " $2 " " $3] = $4; next }
+		{ k = $1 " " $2 " " $3; n++
+		  if (!(k in want) || want[k] == 0 ||
+		      ($4 - want[k]) / want[k] > 0.001 ||
+		      (want[k] - $4) / want[k] > 0.001) bad++ }
+		END { print (n ? bad + 0 : -1) }' "$tmp/json.p50" "$tmp/rep.p50")
+	cells=$(wc -l < "$tmp/rep.p50")
+	[ "$bad" = 0 ] && [ "$cells" -eq "$(wc -l < "$tmp/json.p50")" ]
+	result $? "$(basename "$ref"): every p50 in report.txt is summary.json's ($cells cells, $bad differ)"
+else
+	skip "the reference run: no results/*/ with samples.csv and summary.json"
+fi
 
 "$CR" > /dev/null 2>&1
 rc=$?

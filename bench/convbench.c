@@ -13,14 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "invariants.h"
 #include "options.h"
 #include "report.h"
 #include "trace_hook.h"
 #include "workload.h"
 
+static volatile sig_atomic_t stop_signal;
+
 static void on_signal(int sig)
 {
-	(void)sig;
+	stop_signal = sig;
 	workload_request_stop();
 }
 
@@ -34,9 +37,11 @@ static int trace_csv(FILE *f, void *arg)
 	return trace_hook_report(arg, NULL, f) ? -EIO : 0;
 }
 
+/* the first SIGINT/SIGTERM stops the run and keeps it, a second kills */
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal,
+				.sa_flags = SA_RESETHAND };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -48,9 +53,10 @@ int main(int argc, char **argv)
 	struct cell_result *results;
 	struct trace_hook hook = { 0 };
 	struct report rep;
-	char why[256], sz[32];
+	char why[512], sz[32];
 	unsigned int m, i, ncells = 0, failed = 0, unavailable = 0, ran = 0;
 	struct env env;
+	uint64_t bad;
 	int r;
 
 	r = parse_options(argc, argv, &env, stdout, stderr);
@@ -101,9 +107,15 @@ int main(int argc, char **argv)
 				.duration_s = env.duration_s,
 				.seed = env.seed,
 				.stall_s = env.stall_s,
+				.max_exits = env.max_exits,
+				.inject = env.inject,
 				.verbose = env.verbose,
 			};
-			struct cell_result *res = &results[ncells++];
+			struct cell_result *res;
+
+			if (workload_stop_requested())
+				break;
+			res = &results[ncells++];
 
 			if (env.verbose)
 				fprintf(stderr, "convbench: %s %s ...\n",
@@ -112,6 +124,18 @@ int main(int argc, char **argv)
 			trace_hook_cell(&hook, &p);
 			r = cell_run(&p, res);
 			ran++;
+			bad = env.debug ? inv_check_cell(res, why, sizeof(why)) : 0;
+			if (bad) {
+				fprintf(stderr, "convbench: %s %s: --debug: %llu of %llu conversions break a timing invariant, the first: %s\n",
+					conv_mode_name(m),
+					size_str(p.size, sz, sizeof(sz)),
+					(unsigned long long)bad,
+					(unsigned long long)res->n, why);
+				if (!res->error[0])
+					snprintf(res->error, sizeof(res->error),
+						 "timing invariant broken: %.480s", why);
+				r = r ? r : -EPROTO;
+			}
 			if (r) {
 				failed++;
 				fprintf(stderr, "convbench: %s %s: %s\n",
@@ -122,6 +146,10 @@ int main(int argc, char **argv)
 			report_cell(&rep, res);
 		}
 	}
+	if (stop_signal)
+		fprintf(stderr, "convbench: stopped by signal %d (%s); writing "
+			"what was measured\n", stop_signal,
+			strsignal(stop_signal));
 
 	r = report_finish(&rep, results, ncells);
 	if (hook.t) {
@@ -139,6 +167,8 @@ int main(int argc, char **argv)
 
 	if (failed || r)
 		return 1;
+	if (stop_signal)
+		return 128 + stop_signal;
 	if (unavailable)
 		return 4;
 	return ran ? 0 : 4;

@@ -119,11 +119,19 @@ static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
 		s->dir = dir;
 		s->total = t3 - t0 - flip;
 		s->first = first - t0 - flip;
-		s->copy = t1 - t0;
+		/* two back-to-back TSC reads are not a copy */
+		s->copy = copy ? t1 - t0 : 0;
 		s->exit_rt = t2 - t1 - flip;
 		s->fault_in = t3 - t2;
 	}
 	guest_verify(a, val, !a->preserve, k);
+}
+
+/* a stalled guest as the host sees it: no exit, ever (--inject=hang) */
+static GUEST_CODE void __attribute__((noreturn)) guest_spin(void)
+{
+	for (;;)
+		asm volatile("pause" ::: "memory");
 }
 
 GUEST_CODE void guest_conv_main(struct guest_args *a)
@@ -139,16 +147,19 @@ GUEST_CODE void guest_conv_main(struct guest_args *a)
 			bool rec = record_it && (a->dir_mask & (1u << dir));
 
 			k = 2 * it + dir;
+			if (k == a->hang_k)
+				guest_spin();
 			if (rec && nrec >= a->max_samples)
 				rec = false;
 			guest_convert(a, dir, val, k, rec, nrec);
 			nrec += rec;
+			/* verified: the host may count it (also when stopped later) */
+			a->nsamples = nrec;
+			a->done_convs = k + 1;
 			/* new content for the next conversion to carry */
 			val = val * 6364136223846793005ULL + 1442695040888963407ULL;
 			guest_fill(a, val);
 		}
-		a->done_iters = it + 1;
-		a->nsamples = nrec;
 	}
 	GUEST_DONE();
 }

@@ -31,7 +31,7 @@ struct guest_sample {
 	uint64_t dir;
 	uint64_t total;		/* guest TSC: request .. range usable */
 	uint64_t first;		/* request .. first page verified */
-	uint64_t copy;		/* copying the data aside (preserve) */
+	uint64_t copy;		/* copying the data aside (0: nothing copied) */
 	uint64_t exit_rt;	/* the hypercall's round trip */
 	uint64_t fault_in;	/* after the hypercall: copy back + touch */
 };
@@ -49,12 +49,16 @@ struct guest_args {
 	uint32_t implicit;
 	uint32_t preserve;
 	uint32_t inplace;
-	/* written by the guest, read by the host */
-	volatile uint64_t done_iters;
+	/* test hook (--inject=hang@K): spin without exits before conversion K */
+	uint64_t hang_k;
+	/* written by the guest after each verified conversion, read by the host */
+	volatile uint64_t done_convs;
 	volatile uint64_t nsamples;
 	/* written by the host: finish the current iteration and stop */
 	volatile uint32_t stop;
 };
+
+#define GUEST_NO_HANG	(~0ULL)
 
 void guest_conv_main(struct guest_args *a);
 

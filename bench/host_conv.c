@@ -123,7 +123,18 @@ static int destructive(struct conv_ctx *c, uint64_t off, uint64_t len,
 	ph->mem = t1 - t0;
 	if (r)
 		return why(c, r, "fallocate on the private fd");
-	/* the shared page is stale now: give it back */
+	/*
+	 * The shared page is stale now: give it back. With THP a 4K
+	 * fallocate (an implicit conversion's fault) allocates the whole 2M
+	 * folio and no further page of it faults, so its shared twin is
+	 * stale too: left mapped, the next to-shared would read old data.
+	 */
+	if (c->huge) {
+		uint64_t end = (off + len + SZ_2M - 1) & ~(SZ_2M - 1);
+
+		off &= ~(SZ_2M - 1);
+		len = end - off;
+	}
 	r = madvise(c->shared + off, len, MADV_DONTNEED) ? -errno : 0;
 	ph->release = rdtsc() - t1;
 	return r ? why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
@@ -138,7 +149,7 @@ static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
 	int r = memfd_convert(c->fd, off, len, flags, &busy);
 
 	ph->mem = rdtsc() - t0;
-	if (r == -EAGAIN)
+	if (r == -MEMFD_CONVERT_BUSY_ERRNO)
 		snprintf(c->detail, sizeof(c->detail),
 			 " (MEMFD_IOC_CONVERT_RANGE: page at offset %#llx is pinned)",
 			 (unsigned long long)busy);
@@ -167,4 +178,11 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 	if (c->mode == MODE_INPLACE)
 		return in_place(c, off, len, to_private, ph);
 	return destructive(c, off, len, to_private, ph);
+}
+
+void host_conv_corrupt(struct conv_ctx *c, uint64_t gpa, uint64_t xor)
+{
+	volatile uint64_t *w = (uint64_t *)(c->shared + (gpa - c->gpa));
+
+	*w ^= xor;
 }

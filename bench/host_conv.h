@@ -64,4 +64,10 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 		      bool to_private, bool with_record,
 		      struct host_phases *ph);
 
+/*
+ * --inject=corrupt: flip bits (xor) of the 8-byte word at gpa in the
+ * shared part, which must be shared now (a page the guest will read)
+ */
+void host_conv_corrupt(struct conv_ctx *c, uint64_t gpa, uint64_t xor);
+
 #endif /* CONVBENCH_HOST_CONV_H */

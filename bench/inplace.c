@@ -19,7 +19,7 @@ int memfd_convert(int fd, uint64_t off, uint64_t len, unsigned int flags,
 
 	if (!ioctl(fd, MEMFD_IOC_CONVERT_RANGE, &arg))
 		return 0;
-	if (errno == EAGAIN && error_offset)
+	if (errno == MEMFD_CONVERT_BUSY_ERRNO && error_offset)
 		*error_offset = arg.error_offset;
 	return -errno;
 }

@@ -37,11 +37,12 @@
 
 /*
  * MEMFD_IOC_CONVERT_RANGE on fd for [off, off + len) (page aligned,
- * inside the file). Returns 0 or -errno: -EAGAIN when converting to
- * private finds a page with an extra reference (a pin); nothing changed
- * then and *error_offset (if not NULL) is the file offset of the first
- * busy page. -ENOTTY: not an MFD_INACCESSIBLE fd of an in-place kernel.
- * -EINVAL: bad range or flags. error_offset is untouched unless -EAGAIN.
+ * inside the file). Returns 0 or -errno: -MEMFD_CONVERT_BUSY_ERRNO when
+ * converting to private finds a page with an extra reference (a pin);
+ * nothing changed then and *error_offset (if not NULL) is the file
+ * offset of the first busy page. -ENOTTY: not an MFD_INACCESSIBLE fd of
+ * an in-place kernel. -EINVAL: bad range or flags. error_offset is
+ * untouched unless busy.
  */
 int memfd_convert(int fd, uint64_t off, uint64_t len, unsigned int flags,
 		  uint64_t *error_offset);

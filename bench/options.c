@@ -41,12 +41,27 @@ static const char usage[] =
 "                         and hist.csv into DIR (created; never overwritten)\n"
 "  --format=FMT           stdout: text (default), csv or json\n"
 "  --seed=N               data pattern seed (default 1)\n"
-"  --stall-timeout=S      abort a cell after S s without progress (60)\n"
+"  --stall-timeout=S      fail a cell whose conversion takes more than S s\n"
+"                         (default 60)\n"
+"  --max-exits=N          fail a cell whose conversion takes more than N\n"
+"                         exits (default 2 per 4K page + 16)\n"
 "  --trace                BPF latency histograms of the kernel functions\n"
 "                         per cell (trace.csv, trace.txt with --out); the\n"
 "                         probes cost time: compare with an untraced run\n"
+"  --debug                check every conversion's timings against the\n"
+"                         invariants of bench/invariants.h; a broken one\n"
+"                         fails the cell\n"
 "  -v, --verbose          more detail on stderr\n"
 "  -h, --help             this text\n"
+"\n"
+"For tests, --inject=WHAT@K acts on vCPU 0's conversion K (K counts the\n"
+"warm-up: K = 2 x iteration + 0 to-shared, 1 to-private):\n"
+"  fail@K                 the host handler fails (EIO)\n"
+"  skip@K                 the host handler does nothing but says done\n"
+"  corrupt@K:OFF          after to-shared conversion K (K even) the host\n"
+"                         flips bits of the word at byte OFF of the range\n"
+"                         (needs --no-preserve with destructive mode)\n"
+"  hang@K                 the guest spins, without exits, before K\n"
 "\n"
 "Examples:\n"
 "  convbench --mode=destructive --size=4K,2M --iterations=1000\n"
@@ -54,12 +69,15 @@ static const char usage[] =
 "  convbench --mode=destructive --no-preserve --trigger=implicit --out=run1\n"
 "\n"
 "Exit status: 0 ok, 1 a conversion failed or was wrong, 2 bad option,\n"
-"4 the kernel lacks the feature.\n";
+"4 the kernel lacks the feature, 128+N stopped by signal N (SIGINT,\n"
+"SIGTERM: within a second, what was measured is written; a second\n"
+"signal kills at once).\n";
 
 enum {
 	OPT_MODE = 256, OPT_SIZE, OPT_ITER, OPT_DURATION, OPT_WARMUP,
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
-	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE,
+	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
+	OPT_DEBUG, OPT_INJECT,
 };
 
 static const struct option long_opts[] = {
@@ -78,6 +96,9 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "stall-timeout", required_argument, NULL, OPT_STALL },
 	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
+	{ "inject", required_argument, NULL, OPT_INJECT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -192,6 +213,72 @@ static int parse_sizes(char *arg, struct env *env, FILE *err)
 	if (!r && !env->nsizes)
 		r = bad(err, "size", arg, "a list such as 4K,64K,2M");
 	return r;
+}
+
+/* WHAT@K or corrupt@K:OFF (checked against the sizes at the end) */
+static int parse_inject(const char *arg, struct env *env, FILE *err)
+{
+	static const char *const kinds[] = {
+		[INJECT_FAIL] = "fail", [INJECT_SKIP] = "skip",
+		[INJECT_CORRUPT] = "corrupt", [INJECT_HANG] = "hang",
+	};
+	static const char expected[] =
+		"fail@K, skip@K, hang@K or corrupt@K:OFF (K, OFF whole numbers)";
+	const char *at = strchr(arg, '@');
+	unsigned long long k, off = 0;
+	char num[32], *colon;
+	unsigned int i;
+
+	if (!at || at - arg > 16 || strlen(at + 1) >= sizeof(num))
+		return bad(err, "inject", arg, expected);
+	for (i = INJECT_FAIL; i <= INJECT_HANG; i++)
+		if (strlen(kinds[i]) == (size_t)(at - arg) &&
+		    !strncmp(arg, kinds[i], at - arg))
+			break;
+	if (i > INJECT_HANG)
+		return bad(err, "inject", arg, expected);
+	snprintf(num, sizeof(num), "%s", at + 1);
+	colon = strchr(num, ':');
+	if (colon)
+		*colon = '\0';
+	if ((colon != NULL) != (i == INJECT_CORRUPT) ||
+	    parse_uint(num, 0, UINT32_MAX, &k) ||
+	    (colon && (parse_uint(colon + 1, 0, MAX_CONV_SIZE - 8, &off) ||
+		       off % 8)))
+		return bad(err, "inject", arg, i == INJECT_CORRUPT ?
+			   "corrupt@K:OFF, OFF a multiple of 8" : expected);
+	if (i == INJECT_CORRUPT && k % 2)
+		return bad(err, "inject", arg,
+			   "an even K for corrupt (a to-shared conversion)");
+	env->inject.kind = i;
+	env->inject.k = k;
+	env->inject.off = off;
+	return 0;
+}
+
+/* what --inject needs of the other options */
+static int check_inject(const struct env *env, FILE *err)
+{
+	unsigned int i;
+
+	if (env->inject.kind != INJECT_CORRUPT)
+		return 0;
+	for (i = 0; i < env->nsizes; i++) {
+		if (env->inject.off + 8 > env->sizes[i]) {
+			fprintf(err, "convbench: --inject=corrupt: offset %llu "
+				"is outside a %llu-byte range\n",
+				(unsigned long long)env->inject.off,
+				(unsigned long long)env->sizes[i]);
+			return 2;
+		}
+	}
+	if (env->modes[MODE_DESTRUCTIVE] && env->preserve) {
+		fprintf(err, "convbench: --inject=corrupt needs --no-preserve "
+			"with --mode=destructive (the guest's copy back would "
+			"overwrite the word)\n");
+		return 2;
+	}
+	return 0;
 }
 
 int parse_options(int argc, char **argv, struct env *env, FILE *out,
@@ -314,6 +401,19 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		case OPT_TRACE:
 			env->trace = true;
 			break;
+		case OPT_MAX_EXITS:
+			if (parse_uint(optarg, 1, UINT32_MAX, &v))
+				return bad(err, "max-exits", optarg,
+					   "a whole number from 1");
+			env->max_exits = v;
+			break;
+		case OPT_DEBUG:
+			env->debug = true;
+			break;
+		case OPT_INJECT:
+			if (parse_inject(optarg, env, err))
+				return 2;
+			break;
 		case 'v':
 			env->verbose = true;
 			break;
@@ -341,5 +441,5 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 	}
 	if (env->duration_s > 0)
 		env->iterations = 0;
-	return 0;
+	return check_inject(env, err);
 }

@@ -38,6 +38,9 @@ struct env {
 	enum out_format format;
 	uint64_t seed;
 	unsigned int stall_s;
+	uint32_t max_exits;	/* 0: cell_max_exits() default */
+	struct inject inject;
+	bool debug;		/* check every sample (invariants.h) */
 	bool trace;
 	bool verbose;
 	int argc;		/* for the provenance record */

@@ -9,6 +9,7 @@
 #ifndef CONVBENCH_PRIVMEM_UAPI_H
 #define CONVBENCH_PRIVMEM_UAPI_H
 
+#include <errno.h>
 #include <linux/kvm.h>
 #include <linux/types.h>
 
@@ -115,5 +116,12 @@ struct memfd_convert_range {
 
 #define MEMFD_IOC_CONVERT_RANGE	_IOWR(0xB9, 0x00, struct memfd_convert_range)
 #endif
+
+/*
+ * The errno of an in-place to-private conversion that finds a page still
+ * referenced (kernel/patches 0026): EAGAIN, as in upstream's in-place
+ * series (userspace drops its pins and retries). Code uses this name.
+ */
+#define MEMFD_CONVERT_BUSY_ERRNO	EAGAIN
 
 #endif /* CONVBENCH_PRIVMEM_UAPI_H */

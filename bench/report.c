@@ -200,6 +200,7 @@ static void print_dir(FILE *f, const struct cell_result *res, unsigned int d)
 void report_cell(struct report *r, const struct cell_result *res)
 {
 	unsigned int d;
+	char sz[32];
 
 	if (r->env->format != FORMAT_TEXT)
 		return;
@@ -208,8 +209,14 @@ void report_cell(struct report *r, const struct cell_result *res)
 			print_dir(r->out, res, d);
 	if (res->error[0])
 		fprintf(r->out, "%s %s: FAILED: %s\n",
-			conv_mode_name(res->p.mode), conv_dir_name(0),
-			res->error);
+			conv_mode_name(res->p.mode),
+			size_str(res->p.size, sz, sizeof(sz)), res->error);
+	if (res->interrupted)
+		fprintf(r->out, "%s %s: interrupted by a signal after %llu "
+			"conversions; the verified ones are kept\n",
+			conv_mode_name(res->p.mode),
+			size_str(res->p.size, sz, sizeof(sz)),
+			(unsigned long long)res->conversions);
 	fflush(r->out);
 }
 
@@ -422,6 +429,7 @@ static void json_cell(struct jsonw *w, const struct cell_result *res)
 		jsonw_kv_u64(w, "warmup", res->p.warmup);
 		jsonw_kv_u64(w, "conversions_run", res->conversions);
 		jsonw_kv_bool(w, "all_verified", !res->error[0]);
+		jsonw_kv_bool(w, "interrupted", res->interrupted);
 		jsonw_kv_str(w, "error", res->error[0] ? res->error : NULL);
 		jsonw_kv_str(w, "shmem_thp", res->thp);
 		jsonw_kv_u64(w, "tsc_khz", res->tsc_khz);

@@ -28,6 +28,29 @@ enum conv_trigger {
 	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR */
 };
 
+/*
+ * Test hooks (--inject), on vCPU 0's conversion k (counting warm-up,
+ * k = 2 * iteration + direction), so that tests can make convbench meet
+ * what it must survive: a failing handler, data that reads wrong, a
+ * handler that does nothing (the guest faults again and again), a guest
+ * that stalls without exits.
+ */
+enum inject_kind {
+	INJECT_NONE,
+	INJECT_FAIL,		/* the host handler fails (EIO) */
+	INJECT_SKIP,		/* the host handler succeeds doing nothing */
+	INJECT_CORRUPT,		/* after a to-shared: the host flips a word */
+	INJECT_HANG,		/* the guest spins before the conversion */
+};
+
+struct inject {
+	enum inject_kind kind;
+	uint64_t k;
+	uint64_t off;		/* corrupt: byte offset in the range */
+};
+
+#define INJECT_XOR	0x00ff00ff00ff00ffULL	/* what corrupt flips */
+
 /* what a cell measures; the guest reads a copy of it */
 struct cell_params {
 	enum conv_mode mode;
@@ -40,7 +63,9 @@ struct cell_params {
 	uint32_t iterations;	/* recorded round trips; 0 with duration */
 	double duration_s;	/* > 0: run until then (iterations is the cap) */
 	uint64_t seed;
-	unsigned int stall_s;	/* no progress for this long: abort the cell */
+	unsigned int stall_s;	/* a conversion taking longer fails the cell */
+	uint32_t max_exits;	/* per conversion, more fail the cell; 0: default */
+	struct inject inject;
 	bool verbose;
 	/* --trace: label the kernel work of each conversion (ctx + dir) */
 	void (*trace_set)(void *arg, unsigned int ctx);
@@ -75,6 +100,7 @@ struct cell_result {
 	uint64_t n;
 	uint64_t conversions;	/* incl. warm-up and unrecorded directions */
 	double wall_s;
+	bool interrupted;	/* stopped by SIGINT/SIGTERM, samples so far kept */
 	char error[512];	/* empty: every conversion verified */
 	char thp[32];		/* shmem_enabled used for the private fd */
 };
@@ -89,7 +115,14 @@ void cell_result_free(struct cell_result *res);
 /* Which modes this kernel offers: 0 or -errno with why[] filled */
 int mode_supported(enum conv_mode m, char *why, size_t len);
 
-/* Stop all running cells soon (signal-safe) */
+/* exits a conversion of p may take (max_exits or 2 per page + 16) */
+uint32_t cell_max_exits(const struct cell_params *p);
+
+/*
+ * Stop the running cell within a second, keeping what was measured, and
+ * start no other (async-signal-safe)
+ */
 void workload_request_stop(void);
+bool workload_stop_requested(void);
 
 #endif /* CONVBENCH_WORKLOAD_H */

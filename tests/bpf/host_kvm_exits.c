@@ -27,21 +27,13 @@
 #include <sys/wait.h>
 
 #include "tap.h"
+#include "tiny_guest.h"
 #include "trace_lib.h"
 
 #define TEST_NAME	"host_kvm_exits"
-#define MEM_SIZE	0x10000
-#define CODE_GPA	0x1000
-#define PORT		0x10
 #define RUN_TIMEOUT_S	5
 #define CTX_FIRST	1
 #define CTX_REST	2
-
-struct guest {
-	int kvm, vm, vcpu;
-	struct kvm_run *run;
-	uint8_t *mem;
-};
 
 static volatile sig_atomic_t timed_out;
 
@@ -51,62 +43,12 @@ static void on_alarm(int sig)
 	timed_out = 1;
 }
 
-/* mov cx, n; 1: out PORT, al; dec cx; jnz 1b; hlt */
-static void write_code(uint8_t *p, uint16_t n)
-{
-	const uint8_t code[] = {
-		0xb9, n & 0xff, n >> 8,		/* mov cx, n */
-		0xe6, PORT,			/* out PORT, al */
-		0x49,				/* dec cx */
-		0x75, 0xfb,			/* jnz -5 */
-		0xf4,				/* hlt */
-	};
-
-	memcpy(p, code, sizeof(code));
-}
-
-/* 0 or -errno with *what naming the failing step */
-static int guest_create(struct guest *g, uint16_t n, const char **what)
-{
-	struct kvm_userspace_memory_region r = { 0 };
-	struct kvm_sregs sregs;
-	struct kvm_regs regs = { 0 };
-	int size;
-
-#define STEP(expr, name) do { *what = name; if ((expr) < 0) return -errno; } while (0)
-	STEP(g->kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC), "open /dev/kvm");
-	STEP(g->vm = ioctl(g->kvm, KVM_CREATE_VM, 0), "KVM_CREATE_VM");
-	g->mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	STEP(g->mem == MAP_FAILED ? -1 : 0, "mmap guest memory");
-	write_code(g->mem + CODE_GPA, n);
-	r.memory_size = MEM_SIZE;
-	r.userspace_addr = (uintptr_t)g->mem;
-	STEP(ioctl(g->vm, KVM_SET_USER_MEMORY_REGION, &r),
-	     "KVM_SET_USER_MEMORY_REGION");
-	STEP(g->vcpu = ioctl(g->vm, KVM_CREATE_VCPU, 0), "KVM_CREATE_VCPU");
-	STEP(size = ioctl(g->kvm, KVM_GET_VCPU_MMAP_SIZE, 0),
-	     "KVM_GET_VCPU_MMAP_SIZE");
-	g->run = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      g->vcpu, 0);
-	STEP(g->run == MAP_FAILED ? -1 : 0, "mmap kvm_run");
-	STEP(ioctl(g->vcpu, KVM_GET_SREGS, &sregs), "KVM_GET_SREGS");
-	sregs.cs.base = 0;
-	sregs.cs.selector = 0;
-	STEP(ioctl(g->vcpu, KVM_SET_SREGS, &sregs), "KVM_SET_SREGS");
-	regs.rip = CODE_GPA;
-	regs.rflags = 2;
-	STEP(ioctl(g->vcpu, KVM_SET_REGS, &regs), "KVM_SET_REGS");
-#undef STEP
-	return 0;
-}
-
 /*
  * Run to HLT; before each KVM_RUN pick the context (the first exit in
  * CTX_FIRST, the rest in CTX_REST). Returns the number of port-IO exits,
  * or -1 (message printed) on a wrong exit, an error or a timeout.
  */
-static int guest_run(struct guest *g, struct conv_trace *t)
+static int guest_run(struct tiny_guest *g, struct conv_trace *t)
 {
 	int outs = 0, r;
 
@@ -123,7 +65,7 @@ static int guest_run(struct guest *g, struct conv_trace *t)
 		}
 		switch (g->run->exit_reason) {
 		case KVM_EXIT_IO:
-			if (g->run->io.port != PORT ||
+			if (g->run->io.port != TINY_GUEST_PORT ||
 			    g->run->io.direction != KVM_EXIT_IO_OUT) {
 				tap_diag("unexpected IO exit, port 0x%x",
 					 g->run->io.port);
@@ -139,16 +81,6 @@ static int guest_run(struct guest *g, struct conv_trace *t)
 			return -1;
 		}
 	}
-}
-
-static void guest_destroy(struct guest *g)
-{
-	if (g->vcpu > 0)
-		close(g->vcpu);
-	if (g->vm > 0)
-		close(g->vm);
-	if (g->kvm > 0)
-		close(g->kvm);
 }
 
 struct counts {
@@ -231,16 +163,16 @@ static void print_commented(struct conv_trace *t)
 
 static int run_guest_only(int n)
 {
-	struct guest g = { 0 };
+	struct tiny_guest g = { 0 };
 	const char *what;
-	int r = guest_create(&g, n, &what);
+	int r = tiny_guest_create(&g, n, &what);
 
 	if (r) {
 		fprintf(stderr, "%s: %s\n", what, strerror(-r));
 		return r == -ENOENT || r == -EACCES ? 4 : 1;
 	}
 	r = guest_run(&g, NULL);
-	guest_destroy(&g);
+	tiny_guest_destroy(&g);
 	printf("outs %d\n", r);
 	return r == n ? 0 : 1;
 }
@@ -251,7 +183,7 @@ int main(int argc, char **argv)
 	struct conv_trace_opts opts = { .tgid = 0 };
 	struct conv_trace *t;
 	struct counts c = { 0 };
-	struct guest g = { 0 };
+	struct tiny_guest g = { 0 };
 	const char *what;
 	int n = 10, outs, r, status;
 	pid_t child;
@@ -283,11 +215,11 @@ int main(int argc, char **argv)
 		return tap_finish(false);
 	check_probes(t);
 
-	r = guest_create(&g, n, &what);
+	r = tiny_guest_create(&g, n, &what);
 	if (r)
 		tap_skip_all(TEST_NAME, false, "%s: %s", what, strerror(-r));
 	outs = guest_run(&g, t);
-	guest_destroy(&g);
+	tiny_guest_destroy(&g);
 	tap_result(outs == n, "guest made %d port-IO exits (%d)", n, outs);
 
 	conv_trace_set_context(t, 0);

@@ -3,7 +3,9 @@
 #
 # convtrace on the host kernel, where only tracepoint programs load:
 # host_kvm_exits (the library: missing function probes reported by name,
-# exact kvm_userspace_exit counts, contexts, the tgid filter), then the
+# exact kvm_userspace_exit counts, contexts, the tgid filter),
+# known_latency (VMM round trips of known length land in the bucket of
+# their latency, in the CSV and the printed histogram), then the
 # convtrace wrapper around a tiny KVM guest: CSV counts, the report of
 # missing functions, exit status, bad options, -p, SIGTERM.
 #
@@ -41,25 +43,41 @@ csv_count() {	# csv_count FILE PROBE
 	awk -F, -v p="$2" '$1 == p && !seen[$3]++ { s += $5 } END { print s + 0 }' "$1"
 }
 
-# --- the library test, its lines renumbered into ours
-echo "# host_kvm_exits"
-"$HERE/host_kvm_exits" > "$tmp/lib.out" 2>&1
+# lib_test NAME CMD...: a C test's TAP lines renumbered into ours;
+# returns its exit status
+lib_test() {
+	echo "# $1"
+	shift
+	"$@" > "$tmp/lib.out" 2>&1
+	lrc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*) n=$((n + 1)); skipped=$((skipped + 1))
+			echo "ok $n - ${line#ok * - }" ;;
+		"ok "*) result 0 "${line#ok * - }" ;;
+		"not ok "*) result 1 "${line#not ok * - }" ;;
+		*" passed, "*) ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done < "$tmp/lib.out"
+	return $lrc
+}
+
+# --- the library tests
+lib_test host_kvm_exits "$HERE/host_kvm_exits"
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*"# SKIP"*) n=$((n + 1)); skipped=$((skipped + 1))
-		echo "ok $n - ${line#ok * - }" ;;
-	"ok "*) result 0 "${line#ok * - }" ;;
-	"not ok "*) result 1 "${line#not ok * - }" ;;
-	*" passed, "*) ;;
-	"#"*) echo "$line" ;;
-	*) echo "# $line" ;;
-	esac
-done < "$tmp/lib.out"
 case $rc in
 0|1) ;;
 4) echo "# host_kvm_exits skipped: the wrapper checks need the same"; finish ;;
 *) result 1 "host_kvm_exits exited $rc (crash?)" ;;
+esac
+# calls of known duration: the bucket, not only the count
+lib_test known_latency "$HERE/known_latency"
+rc=$?
+case $rc in
+0|1|4) ;;
+*) result 1 "known_latency exited $rc (crash?)" ;;
 esac
 
 # --- the wrapper

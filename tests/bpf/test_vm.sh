@@ -5,8 +5,9 @@
 # functions are attached with fentry/fexit and their call counts around
 # tests/bpf/workload match what the workload's model of v5's shmem says
 # ("expect NAME N" lines), without KVM and with a private memslot
-# registered; then host_kvm_exits (nested KVM) and, informational, the
-# probe overhead (overhead.sh).
+# registered; then host_kvm_exits (nested KVM), known_latency (calls of
+# known duration land in their bucket, fentry and kprobes) and,
+# informational, the probe overhead (overhead.sh).
 #
 # busybox sh. TAP-like lines, last line "N passed, N failed[, N skipped]".
 # Exit 0 pass, 1 fail, 4 skip. CONVBENCH_REQUIRE_SERIES=1: a kernel
@@ -133,6 +134,31 @@ case $rc in
 0|1|4) ;;
 *) result 1 "host_kvm_exits exited $rc (crash or timeout)" ;;
 esac
+
+# calls of known duration land in the right bucket: fentry, kprobes
+for k in "" -K; do
+	echo "# known_latency $k"
+	"$HERE/known_latency" $k > "$RES/known_latency$k.out" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*"# SKIP"*) t=${line#ok * - }; skip "known_latency$k: ${t%% # SKIP*}" "${t#* # SKIP }" ;;
+		"ok "*) result 0 "known_latency$k: ${line#ok * - }" ;;
+		"not ok "*) result 1 "known_latency$k: ${line#not ok * - }" ;;
+		*" passed, "*) ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done < "$RES/known_latency$k.out"
+	case $rc in
+	0|1|4) ;;
+	*) result 1 "known_latency $k exited $rc (crash or timeout)" ;;
+	esac
+done
+# in this kernel the function probe must run, not skip
+grep -q "^ok .*hrtimer_nanosleep: 20.0 ms call in bucket" "$RES/known_latency.out" &&
+	grep -q "^ok .*hrtimer_nanosleep (kprobe): 20.0 ms call in bucket" "$RES/known_latency-K.out"
+result $? "known_latency: hrtimer_nanosleep was probed with fentry and with kprobes"
 
 if [ -x "$HERE/overhead.sh" ] && [ "${OVERHEAD_PAIRS:-2000}" != 0 ]; then
 	echo "# overhead (informational)"

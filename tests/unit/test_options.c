@@ -31,15 +31,24 @@ static int parse(struct env *env, char *err, size_t errlen, ...)
 	return r;
 }
 
-static void refused(const char *arg, const char *opt_in_msg)
+/* arg (with another option, or NULL) must be refused naming opt_in_msg */
+static void refused_with(const char *arg, const char *other,
+			 const char *opt_in_msg)
 {
 	char err[512];
 	struct env env;
-	int r = parse(&env, err, sizeof(err), (char *)arg, NULL);
+	int r = parse(&env, err, sizeof(err), (char *)arg, (char *)other,
+		      NULL);
 
 	tap_result(r == 2 && strstr(err, opt_in_msg),
-		   "%s is refused with status 2 naming %s (%d: %.60s)", arg,
-		   opt_in_msg, r, err);
+		   "%s%s%s is refused with status 2 naming %s (%d: %.60s)",
+		   arg, other ? " " : "", other ? other : "", opt_in_msg, r,
+		   err);
+}
+
+static void refused(const char *arg, const char *opt_in_msg)
+{
+	refused_with(arg, NULL, opt_in_msg);
 }
 
 int main(void)
@@ -110,6 +119,31 @@ int main(void)
 	refused("--bogus", "--bogus");
 	refused("--size", "--size");
 	refused("stray", "stray");
+
+	r = parse(&env, err, sizeof(err), "--debug", "--max-exits=5",
+		  "--inject=skip@7", NULL);
+	tap_result(!r && env.debug && env.max_exits == 5 &&
+		   env.inject.kind == INJECT_SKIP && env.inject.k == 7,
+		   "--debug, --max-exits, --inject=skip@K are taken");
+	r = parse(&env, err, sizeof(err), "--mode=inplace", "--size=64K",
+		  "--inject=corrupt@6:65528", NULL);
+	tap_result(!r && env.inject.kind == INJECT_CORRUPT &&
+		   env.inject.k == 6 && env.inject.off == 65528,
+		   "--inject=corrupt@K:OFF is taken (the last word of 64K)");
+	r = parse(&env, err, sizeof(err), "--no-preserve", "--inject=hang@0",
+		  "--inject=corrupt@0:0", NULL);
+	tap_result(!r && env.inject.kind == INJECT_CORRUPT,
+		   "corrupt with destructive --no-preserve is taken; the last --inject wins");
+	refused("--max-exits=0", "--max-exits");
+	refused("--inject=boom@1", "--inject");
+	refused("--inject=fail", "--inject");
+	refused("--inject=fail@x", "--inject");
+	refused("--inject=fail@3:8", "--inject");
+	refused_with("--inject=corrupt@6", "--mode=inplace", "--inject");
+	refused_with("--inject=corrupt@7:8", "--mode=inplace", "--inject");
+	refused_with("--inject=corrupt@6:4", "--mode=inplace", "--inject");
+	refused_with("--inject=corrupt@6:4096", "--mode=inplace", "--inject");
+	refused("--inject=corrupt@6:8", "--inject=corrupt needs --no-preserve");
 
 	r = parse(&env, err, sizeof(err), "--iterations=5", "--duration=1", NULL);
 	tap_result(r == 2 && strstr(err, "exclude"),

@@ -225,16 +225,18 @@ static void test_pin(void)
 		    "vmsplice of page %u: %s", PG_PINNED, strerror(errno));
 
 	r = memfd_convert(fd, off_of(PG_PIN), 4 * PAGE, TO_PRIVATE, &err_off);
-	ok &= check(r == -EAGAIN && err_off == off_of(PG_PINNED),
-		    "to-private of pages %u..%u: %s, error_offset %#llx (want EAGAIN, %#llx)",
+	ok &= check(r == -MEMFD_CONVERT_BUSY_ERRNO &&
+		    err_off == off_of(PG_PINNED),
+		    "to-private of pages %u..%u: %s, error_offset %#llx (want %s, %#llx)",
 		    PG_PIN, PG_PIN + 3, strerror(-r),
 		    (unsigned long long)err_off,
+		    strerror(MEMFD_CONVERT_BUSY_ERRNO),
 		    (unsigned long long)off_of(PG_PINNED));
 	/* nothing changed: all four still shared, content and all */
 	for (pg = PG_PIN; pg < PG_PIN + 4; pg++) {
-		ok &= host_sees(ip_hva, pg, P_HOST + pg, "after EAGAIN");
-		ok &= host_pread_sees(fd, pg, P_HOST + pg, "after EAGAIN");
-		ok &= guest_sees(gpa_of(pg), P_HOST + pg, "after EAGAIN");
+		ok &= host_sees(ip_hva, pg, P_HOST + pg, "after the busy failure");
+		ok &= host_pread_sees(fd, pg, P_HOST + pg, "after the busy failure");
+		ok &= guest_sees(gpa_of(pg), P_HOST + pg, "after the busy failure");
 	}
 	/* the pin holds only its own page */
 	ok &= convert(PG_PIN, 2, TO_PRIVATE) &&
@@ -246,7 +248,7 @@ static void test_pin(void)
 	      record(PG_PIN, 4, true);
 	for (pg = PG_PIN; pg < PG_PIN + 4; pg++)
 		ok &= guest_sees(gpa_of(pg), P_HOST + pg, "private after the unpin");
-	tap_result(ok, "a pinned page blocks to-private: EAGAIN with error_offset of the pinned page, nothing changed; converts once unpinned");
+	tap_result(ok, "a pinned page blocks to-private: busy (MEMFD_CONVERT_BUSY_ERRNO) with error_offset of the pinned page, nothing changed; converts once unpinned");
 }
 
 static void test_mixed(void)

@@ -461,7 +461,7 @@ static void test_busy(void)
 	ok &= check(!pipe(pipefd) && vmsplice(pipefd[1], &iov, 1, 0) == PAGE,
 		    "vmsplice pin: %s", strerror(errno));
 	r = memfd_convert(small_fd, PG_PIN * PAGE, 2 * PAGE, TO_PRIVATE, &err_off);
-	ok &= check(r == -EAGAIN && err_off == PG_PIN * PAGE,
+	ok &= check(r == -MEMFD_CONVERT_BUSY_ERRNO && err_off == PG_PIN * PAGE,
 		    "to-private of a pinned page: %s, error_offset %#llx (want EAGAIN, %#llx)",
 		    r ? ename(-r) : "ok", (unsigned long long)err_off,
 		    (unsigned long long)(PG_PIN * PAGE));

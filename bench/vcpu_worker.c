@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The vCPU threads of a cell and their watchdog. A vCPU thread runs its
+ * vCPU and handles each exit the way the mode says, crediting the host's
+ * phases to the conversion the exit belongs to. Nothing here may hang or
+ * abort: a conversion that takes more than max_exits exits or more than
+ * stall_s seconds fails the cell with a message naming the vCPU, the
+ * conversion, the guest's RIP and the last exit, and SIGINT/SIGTERM
+ * stop the threads within a second, keeping every verified conversion.
+ *
+ * Stopping a thread (a "kick"): the watchdog sets w->kick, then
+ * run->immediate_exit and a signal without SA_RESTART, so KVM_RUN
+ * returns EINTR; the thread looks at w->kick before every KVM_RUN. A
+ * kick that lands between that look and KVM_RUN is lost, so the
+ * watchdog repeats it every tick until the thread is done.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "workload_int.h"
+
+#define KICK_SIGNAL	(SIGRTMIN + 5)
+#define WATCH_TICK_MS	100
+
+static void kick_handler(int sig)
+{
+	(void)sig;	/* only interrupts KVM_RUN */
+}
+
+void worker_signals_init(void)
+{
+	struct sigaction sa = { .sa_handler = kick_handler };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(KICK_SIGNAL, &sa, NULL);
+}
+
+static int fail(struct worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->error, sizeof(w->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint64_t guest_rip(struct worker *w)
+{
+	struct kvm_regs regs = { 0 };
+
+	__vcpu_get_regs(w->vcpu, &regs);
+	return regs.rip;
+}
+
+/* the watchdog stopped this thread: say why, if it is an error */
+static void kicked(struct worker *w, int why)
+{
+	const struct cell_params *p = w->cell->p;
+	uint64_t k = w->args->done_convs;	/* the one in progress */
+
+	if (why == KICK_STOP) {
+		w->interrupted = true;
+		return;
+	}
+	fail(w, "vCPU %u: conversion %llu (%s) did not finish within %u s "
+	     "(guest rip %#llx, last exit %s, %llu exits handled): is the "
+	     "guest stalled?", w->vcpu->id, (unsigned long long)k,
+	     conv_dir_name(k & 1), p->stall_s,
+	     (unsigned long long)guest_rip(w), exit_reason_str(w->last_exit),
+	     (unsigned long long)w->exits);
+}
+
+/* a ucall from the guest: 1 = keep running, 0 = done, -1 = error */
+static int handle_ucall(struct worker *w)
+{
+	struct ucall uc;
+	char buf[512];
+	uint64_t k;
+
+	switch (get_ucall(w->vcpu, &uc)) {
+	case UCALL_DONE:
+		return 0;
+	case UCALL_SYNC:
+		k = uc.args[1];
+		if (uc.args[0] == GUEST_SYNC_FLIP) {
+			const struct cell_params *p = w->cell->p;
+
+			/* the accesses that fault next belong to k */
+			w->cur_k = k;
+			w->cur_exits = 0;
+			if (p->trace_set)
+				p->trace_set(p->trace_arg, k < 2 * p->warmup ? 0 :
+					     p->trace_ctx + uc.args[2]);
+			if (host_conv_flip(&w->cell->conv, w->base,
+					   uc.args[2] == GUEST_DIR_TO_PRIVATE))
+				return fail(w, "vCPU %u: record flip for conversion %llu failed",
+					    w->vcpu->id, (unsigned long long)k);
+			return 1;
+		}
+		if (uc.args[0] == GUEST_SYNC_BAD)
+			return fail(w, "vCPU %u: conversion %llu (%s): gpa %#llx holds %#llx, expected %#llx",
+				    w->vcpu->id, (unsigned long long)k,
+				    conv_dir_name(k & 1),
+				    (unsigned long long)uc.args[2],
+				    (unsigned long long)uc.args[3],
+				    (unsigned long long)uc.args[4]);
+		if (uc.args[0] == GUEST_SYNC_HCFAIL)
+			return fail(w, "vCPU %u: conversion %llu: MAP_GPA_RANGE returned %lld",
+				    w->vcpu->id, (unsigned long long)k,
+				    (long long)uc.args[2]);
+		return fail(w, "vCPU %u: unexpected GUEST_SYNC %#llx",
+			    w->vcpu->id, (unsigned long long)uc.args[0]);
+	case UCALL_ABORT:
+	case UCALL_EXCEPTION:
+		ucall_describe(w->vcpu->vm, &uc, buf, sizeof(buf));
+		return fail(w, "vCPU %u: guest: %s", w->vcpu->id, buf);
+	default:
+		return fail(w, "vCPU %u: unexpected port IO exit", w->vcpu->id);
+	}
+}
+
+/*
+ * The handler of one conversion exit, with the test hooks of --inject
+ * (vCPU 0, conversion k): 0 or -errno, conv->detail saying where.
+ */
+static int convert(struct worker *w, uint64_t k, uint64_t gpa, uint64_t len,
+		   bool to_private, bool hc, struct host_phases *ph)
+{
+	const struct inject *inj = &w->cell->p->inject;
+	struct conv_ctx *conv = &w->cell->conv;
+	bool hit = inj->kind != INJECT_NONE && !w->vcpu->id && k == inj->k;
+	uint64_t target = w->base + inj->off;
+	int r;
+
+	if (hit && inj->kind == INJECT_FAIL) {
+		snprintf(conv->detail, sizeof(conv->detail),
+			 " (injected failure)");
+		return -EIO;
+	}
+	if (hit && inj->kind == INJECT_SKIP)
+		/* the record changes, the memory does not */
+		return hc ? host_conv_flip(conv, gpa, to_private) : 0;
+	r = host_conv_convert(conv, gpa, len, to_private, hc, ph);
+	if (!r && hit && inj->kind == INJECT_CORRUPT && !to_private &&
+	    target >= gpa && target < gpa + len)
+		host_conv_corrupt(conv, target, INJECT_XOR);
+	return r;
+}
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct cell_params *p = w->cell->p;
+	struct kvm_run *run = w->vcpu->run;
+	struct conv_ctx *conv = &w->cell->conv;
+	uint64_t hc_count = 0;
+	sigset_t set;
+	int r, why;
+
+	sigemptyset(&set);
+	sigaddset(&set, KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+
+	pthread_mutex_lock(&w->cell->gate_lock);
+	while (!w->cell->gate_state)
+		pthread_cond_wait(&w->cell->gate, &w->cell->gate_lock);
+	r = w->cell->gate_state;
+	pthread_mutex_unlock(&w->cell->gate_lock);
+	if (r < 0) {
+		atomic_store(&w->done, true);
+		return NULL;
+	}
+
+	for (;;) {
+		struct host_phases ph = { 0 };
+		uint64_t t_exit, gpa, npages, attrs, k;
+		bool to_private, hc = false;
+
+		why = atomic_load(&w->kick);
+		if (why) {
+			kicked(w, why);
+			break;
+		}
+		r = __vcpu_run(w->vcpu);
+		t_exit = rdtsc();
+		if (r == -EINTR)
+			continue;	/* a kick (seen above) or a stray signal */
+		w->exits++;
+		if (r == -EFAULT && run->exit_reason == KVM_EXIT_MEMORY_ERROR) {
+			struct kvm_run_memory_exit *m = kvm_run_memory(run);
+
+			gpa = m->gpa;
+			npages = m->size / GUEST_CONV_PAGE;
+			to_private = m->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE;
+		} else if (r) {
+			snprintf(w->error, sizeof(w->error),
+				 "vCPU %u: KVM_RUN: %s (exit reason %u, %s; guest rip %#llx)",
+				 w->vcpu->id, strerror(-r), run->exit_reason,
+				 exit_reason_str(run->exit_reason),
+				 (unsigned long long)guest_rip(w));
+			break;
+		} else if (get_map_gpa_range(w->vcpu, &gpa, &npages, &attrs)) {
+			to_private = attrs & KVM_MAP_GPA_RANGE_ENCRYPTED;
+			hc = true;
+		} else if (run->exit_reason == KVM_EXIT_IO) {
+			w->last_exit = run->exit_reason;
+			if (handle_ucall(w) <= 0)
+				break;
+			continue;
+		} else {
+			snprintf(w->error, sizeof(w->error),
+				 "vCPU %u: unexpected exit %u (%s; guest rip %#llx)",
+				 w->vcpu->id, run->exit_reason,
+				 exit_reason_str(run->exit_reason),
+				 (unsigned long long)guest_rip(w));
+			break;
+		}
+		w->last_exit = run->exit_reason;
+		w->last_gpa = gpa;
+
+		/*
+		 * The conversion an exit belongs to: a hypercall starts the
+		 * next one, in the guest's order; faults belong to the one
+		 * in progress (the last hypercall's, or the last flip's).
+		 */
+		if (hc) {
+			w->cur_k = hc_count++;
+			w->cur_exits = 0;
+		}
+		k = w->cur_k;
+		if (++w->cur_exits > w->cell->max_exits) {
+			fail(w, "vCPU %u: conversion %llu (%s) took more than %u exits (guest rip %#llx, last exit %s at gpa %#llx): the handler does not make the range usable",
+			     w->vcpu->id, (unsigned long long)k,
+			     conv_dir_name(k & 1), w->cell->max_exits,
+			     (unsigned long long)guest_rip(w),
+			     exit_reason_str(w->last_exit),
+			     (unsigned long long)gpa);
+			break;
+		}
+		if (p->trace_set)
+			/* until the next exit, kernel work is this conversion's */
+			p->trace_set(p->trace_arg, k < 2 * p->warmup ? 0 :
+				     p->trace_ctx + (to_private ? DIR_TO_PRIVATE :
+						     DIR_TO_SHARED));
+		r = convert(w, k, gpa, npages * GUEST_CONV_PAGE, to_private,
+			    hc, &ph);
+		if (hc)
+			run->hypercall.ret = 0;
+		if (r) {
+			fail(w, "vCPU %u: conversion %llu: converting gpa %#llx+%#llx to %s: %s%s",
+			     w->vcpu->id, (unsigned long long)k,
+			     (unsigned long long)gpa,
+			     (unsigned long long)(npages * GUEST_CONV_PAGE),
+			     to_private ? "private" : "shared", strerror(-r),
+			     conv->detail);
+			break;
+		}
+		if (k < w->max_k) {
+			struct host_phases *h = &w->host[k];
+
+			h->exits++;
+			h->record += ph.record;
+			h->mem += ph.mem;
+			h->release += ph.release;
+			/* handler = exit back to userspace .. next KVM_RUN */
+			h->handler += rdtsc() - t_exit;
+		}
+	}
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+static void kick(struct worker *w, int why)
+{
+	int none = KICK_NONE;
+
+	atomic_compare_exchange_strong(&w->kick, &none, why);
+	w->vcpu->run->immediate_exit = 1;
+	pthread_kill(w->thread, KICK_SIGNAL);
+}
+
+static uint64_t ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+void cell_watch(struct cell *c, struct cell_result *res)
+{
+	const struct cell_params *p = c->p;
+	uint64_t last_done[VM_MAX_VCPUS] = { 0 }, since[VM_MAX_VCPUS] = { 0 };
+	uint64_t now = 0;
+	struct timespec t0;
+	unsigned int i, done;
+	bool ending = false;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t0);
+	for (;;) {
+		struct timespec tick = { 0, WATCH_TICK_MS * 1000 * 1000 };
+
+		nanosleep(&tick, NULL);
+		now = ms_since(&t0);
+		for (i = 0, done = 0; i < p->vcpus; i++)
+			done += atomic_load(&c->w[i].done);
+		if (done == p->vcpus)
+			break;
+		/* --duration: finish the round trip, then GUEST_DONE */
+		if (!ending && p->duration_s > 0 && now >= p->duration_s * 1000) {
+			for (i = 0; i < p->vcpus; i++)
+				c->w[i].args->stop = 1;
+			ending = true;
+		}
+		for (i = 0; i < p->vcpus; i++) {
+			struct worker *w = &c->w[i];
+			uint64_t d = w->args->done_convs;
+
+			if (atomic_load(&w->done))
+				continue;
+			if (workload_stop_requested()) {
+				kick(w, KICK_STOP);
+			} else if (d != last_done[i]) {
+				last_done[i] = d;
+				since[i] = now;
+			} else if (now - since[i] > p->stall_s * 1000ULL) {
+				kick(w, KICK_TIMEOUT);
+			}
+		}
+	}
+	res->wall_s = now / 1000.0;
+}
