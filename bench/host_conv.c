@@ -107,14 +107,27 @@ int host_conv_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 	return r ? why(c, r, "KVM_SET_SW_PRIVATE_RANGE") : 0;
 }
 
+/* punches of one conversion before EAGAIN counts as a failure */
+#define PUNCH_TRIES	100
+
 static int destructive(struct conv_ctx *c, uint64_t off, uint64_t len,
 		       bool to_private, struct host_phases *ph)
 {
 	uint64_t t0 = rdtsc(), t1;
-	int r;
+	int r, tries;
 
 	if (!to_private) {
-		r = __private_punch_hole(c->fd, off, len);
+		/*
+		 * The kernel fails a punch with EAGAIN while a page of the
+		 * range stays referenced (kernel/patches 0019), the range
+		 * cleared: nothing of ours pins private pages, so punch
+		 * again; a page cache walker's reference is gone by then.
+		 */
+		for (tries = 0; tries < PUNCH_TRIES; tries++) {
+			r = __private_punch_hole(c->fd, off, len);
+			if (r != -EAGAIN)
+				break;
+		}
 		ph->mem = rdtsc() - t0;
 		return r ? why(c, r, "fallocate(PUNCH_HOLE) on the private fd") : 0;
 	}

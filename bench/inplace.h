@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * In-place private<->shared conversion of an MFD_INACCESSIBLE memfd, the
- * variant our kernel adds (kernel/patches 0018-0020, ABI in
+ * variant our kernel adds (kernel/patches 0027-0029, ABI in
  * bench/privmem_uapi.h, documented with KVM_CAP_PRIVATE_MEM_INPLACE in
  * the patched Documentation/virt/kvm/api.rst).
  *

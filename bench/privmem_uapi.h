@@ -86,7 +86,7 @@ struct kvm_sw_private_range {
 #endif
 
 /*
- * In-place conversion (our addition, kernel/patches 0018-0020, present
+ * In-place conversion (our addition, kernel/patches 0027-0029, present
  * when KVM_CAP_PRIVATE_MEM_INPLACE answers 1): an ioctl on the
  * MFD_INACCESSIBLE memfd makes the page-aligned range [offset,
  * offset + len) shared (the host may mmap(MAP_SHARED), read and write
@@ -119,7 +119,7 @@ struct memfd_convert_range {
 
 /*
  * The errno of an in-place to-private conversion that finds a page still
- * referenced (kernel/patches 0026): EAGAIN, as in upstream's in-place
+ * referenced (kernel/patches 0028): EAGAIN, as in upstream's in-place
  * series (userspace drops its pins and retries). Code uses this name.
  */
 #define MEMFD_CONVERT_BUSY_ERRNO	EAGAIN

@@ -4,8 +4,8 @@
  * 04/13 ported to 6.1, bench/privmem_uapi.h): the host cannot read,
  * write or mmap the content, sizing is once and page aligned, sealing
  * is closed. Runs inside the project's kernel; skips (exit 4) on a
- * kernel without the series. With the in-place variant (patches 0018-
- * 0020) mmap(MAP_SHARED) is allowed and a private offset SIGBUSes
+ * kernel without the series. With the in-place variant (patches 0027-
+ * 0029) mmap(MAP_SHARED) is allowed and a private offset SIGBUSes
  * instead (test_inplace checks the rest).
  */
 #include <errno.h>

@@ -11,7 +11,8 @@
  *                reach KVM (the next access fails, no data comes back)
  *   THP          MADV_HUGEPAGE on the VMM's mapping: a host fault on one
  *                shared offset must not allocate a huge folio over the
- *                private offsets around it
+ *                private offsets around it; nor may a fallocate() of one
+ *                page (its neighbours would turn private)
  *   punch        a PUNCH_HOLE over part of a huge folio whose split fails
  *                (a pinned page) must still zap KVM's mappings
  *   ZERO         converting with MEMFD_CONVERT_ZERO clears exactly the
@@ -373,6 +374,29 @@ static void test_thp_madvise(void)
 		close(fd);
 }
 
+/* an allocated page is a private page: fallocate() allocates its range */
+static void test_falloc_range(void)
+{
+	int fd = memfd_inaccessible_create("convbench-mm-falloc", SZ_2M);
+	uint64_t blocks = ~0ULL;
+	bool ok;
+
+	ok = check(fd >= 0, "memfd: %s", strerror(-fd)) &&
+	     check(!__private_fallocate(fd, 8 * PAGE, PAGE), "fallocate: %s",
+		   strerror(errno));
+	if (ok) {
+		blocks = fd_blocks(fd);
+		ok &= check(blocks == PAGE / 512,
+			    "st_blocks %llu after fallocate() of one page (want %llu): a huge folio was allocated",
+			    (unsigned long long)blocks,
+			    (unsigned long long)(PAGE / 512));
+	}
+	tap_result(ok, "fallocate() of one page of a 2M hole allocates that page only: its neighbours stay holes, not private (st_blocks %llu)",
+		   (unsigned long long)blocks);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* ------------------------------------------------------------------ */
 /* PUNCH_HOLE over part of a huge folio that cannot split              */
 
@@ -384,6 +408,7 @@ static void test_partial_punch(void)
 	int pipefd[2] = { -1, -1 };
 	unsigned int i;
 	bool ok;
+	int r;
 
 	ok = host_fills(huge_map, 0, P_HOST, "page 0 of the huge folio");
 	pfn = host_pfn(huge_map);
@@ -399,15 +424,17 @@ static void test_partial_punch(void)
 	for (i = first; ok && i < first + n; i++)
 		ok &= guest_sees(HUGE_GPA + i * PAGE, 0, "private page before the punch");
 	before = stat_vm("pages_4k");
-	ok &= check(!__private_punch_hole(huge_fd, first * PAGE, n * PAGE),
-		    "punch: %s", strerror(errno));
+	/* the folio stays: EAGAIN, the range cleared, KVM told */
+	r = __private_punch_hole(huge_fd, first * PAGE, n * PAGE);
+	ok &= check(r == -EAGAIN, "punch: %s (want EAGAIN: a pinned page keeps the folio)",
+		    r ? strerror(-r) : "ok");
 	after = stat_vm("pages_4k");
 	ok &= check(before != ~0ULL && after != ~0ULL && after + n <= before,
 		    "KVM's 4K mappings %llu -> %llu: the punched pages stayed mapped",
 		    (unsigned long long)before, (unsigned long long)after);
 	for (i = first; ok && i < first + n; i++)
 		ok &= guest_sees(HUGE_GPA + i * PAGE, 0, "punched page");
-	tap_result(ok, "PUNCH_HOLE over %u pages of a huge folio whose split fails (a pinned page) zaps KVM's mappings of them (4K SPTEs %llu -> %llu)",
+	tap_result(ok, "PUNCH_HOLE over %u pages of a huge folio whose split fails (a pinned page) fails with EAGAIN, clears them and zaps KVM's mappings of them (4K SPTEs %llu -> %llu)",
 		   n, (unsigned long long)before, (unsigned long long)after);
 	close(pipefd[0]);
 	close(pipefd[1]);
@@ -566,6 +593,7 @@ int main(void)
 		return tap_finish(true);
 
 	test_thp_madvise();
+	test_falloc_range();
 	test_zero();
 	test_busy();
 	test_hole();
