@@ -6,7 +6,11 @@
 #
 #   make bench   build everything, boot the kernel, run, write results/
 #   make test    build everything, run the host and in-VM test suites
-#   make kernel  build (or fetch from the cache) the kernel
+#   make kernel  build (or fetch from the cache) the kernel; FLAVOUR=debug
+#                builds the debug kernel (KASAN, lockdep) that make test
+#                and make stress use as well
+#   make stress  random conversions under host attack on the debug
+#                kernel (STRESS_DURATION=600 s, STRESS_SEED to replay)
 #   make vm      boot the kernel and run CMD inside (make vm CMD='...')
 #   make deps    install the Debian packages (as root) or list them
 #
@@ -32,12 +36,13 @@ DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 flex bison bc \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev pkg-config \
 	gnuplot-nox hyperfine
 
-.PHONY: all deps kernel vm test test-quick test-vm tests-bin clean help bench
+.PHONY: all deps kernel kernel-debug vm test test-quick test-vm tests-bin \
+	stress clean help bench
 
 all: convbench tests-bin
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 # Install what is missing when root; otherwise name it and stop.
 deps:
@@ -65,6 +70,11 @@ deps: | $(BUILD)
 # the patches, the config fragment and the build script.
 kernel: deps
 	$(Q)kernel/build.sh >/dev/null
+
+# the same series under KASAN, lockdep and DEBUG_VM, for make test and
+# make stress (kernel/config/debug.config)
+kernel-debug: deps
+	$(Q)FLAVOUR=debug kernel/build.sh >/dev/null
 
 # the kernel's output folder when built (else bpf/ asks kernel/build.sh
 # again at build time, after make kernel)

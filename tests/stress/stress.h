@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * convstress: random conversions of private memory under host attack.
+ * The guest/host contract of the vCPUs (plain types: both sides include
+ * it) and what the host threads share.
+ *
+ * Each vCPU owns a range of each private slot: slot D converts
+ * destructively (PUNCH_HOLE / fallocate, the shared part is anonymous
+ * memory), slot I in place (MEMFD_IOC_CONVERT_RANGE, the shared part is
+ * the VMM's mapping of the private fd). The guest picks each conversion
+ * (slot, offset, 4K..2M, direction, PRESERVE or ZERO) from its own PRNG,
+ * fills the range, asks for it with KVM_HC_MAP_GPA_RANGE and verifies
+ * every word afterwards, and every so often its whole ranges. Behind the
+ * vCPUs' ranges each fd has a host region that host threads alone use.
+ */
+#ifndef CONVBENCH_STRESS_H
+#define CONVBENCH_STRESS_H
+
+#include <stdint.h>
+
+#include "kvm_util.h"
+
+#define STRESS_PAGE		4096ULL
+#define STRESS_SLOTS		2
+#define STRESS_SLOT_D		0	/* destructive */
+#define STRESS_SLOT_I		1	/* in place */
+#define STRESS_MAX_ORDER	9	/* conversions of 4K .. 2M */
+#define STRESS_FULL_EVERY	32	/* verify whole ranges every N ops */
+
+/* first argument of a UCALL_SYNC from the stress guest */
+enum {
+	STRESS_SYNC_BAD = 0x53545200,	/* op, gpa, got, want */
+	STRESS_SYNC_HCFAIL,		/* op, hypercall return value */
+};
+
+struct stress_guest {
+	uint64_t base[STRESS_SLOTS];	/* this vCPU's range in each slot */
+	uint64_t npages;		/* pages per range */
+	uint64_t scratch;		/* 2M: destructive PRESERVE copies */
+	uint8_t *state[STRESS_SLOTS];	/* per page: 1 shared, 0 private */
+	uint64_t *want[STRESS_SLOTS];	/* per page: what its words hold */
+	uint64_t seed;
+	/* the request in flight, read by the host at the hypercall exit */
+	volatile uint32_t req_slot;
+	volatile uint32_t req_preserve;
+	/* host -> guest: finish the current conversion and stop */
+	volatile uint32_t stop;
+	/* guest -> host */
+	volatile uint64_t ops;
+	volatile uint64_t pages;	/* pages converted */
+	volatile uint64_t verified;	/* pages verified */
+};
+
+void stress_guest_main(struct stress_guest *g);
+
+/* splitmix64: every thread's PRNG, seeded from --seed and its id */
+static inline GUEST_CODE uint64_t stress_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+#endif /* CONVBENCH_STRESS_H */

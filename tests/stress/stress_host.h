@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* convstress, host side: what its threads share (see stress.h) */
+#ifndef CONVBENCH_STRESS_HOST_H
+#define CONVBENCH_STRESS_HOST_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stress.h"
+
+/* what the run did, per operation; printed at the end */
+enum stress_count {
+	C_CONV_D_SHARED, C_CONV_D_PRIVATE, C_CONV_I_SHARED, C_CONV_I_PRIVATE,
+	C_CONV_PRESERVE, C_CONV_ZERO, C_CONV_PAGES, C_CONV_BUSY_RETRY,
+	C_PUNCH_RETRY,
+	C_GUEST_VERIFIED,
+	C_HR_CONVERT, C_HR_CONVERT_BUSY, C_HR_PUNCH, C_HR_PUNCH_BUSY,
+	C_HR_FALLOCATE,
+	C_HR_WRITE, C_HR_READ, C_HR_MMAP, C_HR_PIN, C_HR_ODIRECT,
+	C_PIN_VMSPLICE, C_PIN_ODIRECT, C_PIN_REFUSED,
+	C_FORBID_READ, C_FORBID_TOUCH, C_SHARED_READ,
+	C_COMPACT, C_DROP_CACHES,
+	C_NR,
+};
+
+struct stress_slot {
+	int fd;			/* the private MFD_INACCESSIBLE fd */
+	uint64_t gpa;		/* slot base; the fd maps from offset 0 */
+	uint64_t size;		/* slot and fd size */
+	uint64_t guest_bytes;	/* [0, guest_bytes): the vCPUs' ranges */
+	uint8_t *shared;	/* the slot's shared part */
+	uint8_t *fdmap;		/* a MAP_SHARED mapping of the whole fd */
+	/* per page of the guest part: 1 shared, as the handler converted */
+	uint8_t *shadow;
+	/* the handler writes around a conversion, checkers read */
+	pthread_rwlock_t lock;
+	bool inplace;
+};
+
+struct stress {
+	struct stress_slot slot[STRESS_SLOTS];
+	int loop_fd;		/* O_DIRECT fd of a loop device, or -1 */
+	uint64_t loop_size;
+	uint64_t seed;
+	atomic_bool stop;
+	atomic_bool failed;
+	pthread_mutex_t msg_lock;
+	char msg[1024];		/* the first failure */
+	atomic_ullong count[C_NR];
+};
+
+/* record the first failure and stop every thread */
+void stress_fail(struct stress *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline void stress_count(struct stress *st, enum stress_count c,
+				uint64_t n)
+{
+	atomic_fetch_add_explicit(&st->count[c], n, memory_order_relaxed);
+}
+
+/*
+ * A load or store through a mapping that may SIGBUS: 0, or -1 when it
+ * raised SIGBUS (caught per thread). n bytes, a multiple of 8.
+ */
+int stress_probe_read(const void *p, uint64_t want, uint64_t n,
+		      uint64_t *bad);
+int stress_probe_write(void *p, uint64_t val, uint64_t n);
+void stress_catch_sigbus(void);
+
+/* host-region thread of a slot's fd: arg is struct hr_arg */
+struct hr_arg {
+	struct stress *st;
+	unsigned int slot;
+	uint64_t seed;
+};
+void *stress_host_region(void *arg);
+
+#endif /* CONVBENCH_STRESS_HOST_H */
