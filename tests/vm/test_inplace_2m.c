@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-place conversion at huge-page size (kernel/patches 0030, 0031):
+ *
+ *   whole 2M   a 2M folio converted to shared and back is mapped by KVM
+ *              with one 2M entry after one guest fault, in each
+ *              direction (KVM's pf_taken and pages_2m statistics)
+ *   partial    one 4K page of a 2M folio converted: the block maps 4K,
+ *              every other page stays private to the guest and out of
+ *              the host's reach, the shared page is the host's page
+ *   pin        a pin on one shared 4K page of a (split) huge folio
+ *              blocks converting that page only
+ *
+ * One in-place slot of 2M per case (gpa 2M aligned), each on its own
+ * MFD_INACCESSIBLE fd of 2M, fallocated whole: one huge folio when shmem
+ * THP is on (the VM runs with "within_size"); the test skips the huge
+ * checks when it is not.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "inplace.h"
+#include "inplace_check.h"
+#include "kvm_stats.h"
+#include "kvm_util.h"
+#include "tap.h"
+
+#define TEST_NAME	"test_inplace_2m"
+#define PAGE		GUEST_PAGE_SIZE
+#define NPAGES		512
+#define KPF_COMPOUND_HEAD 15
+#define P_GUEST		0x4755455354575254ULL	/* "GUESTWRT" */
+#define P_HOST		0x484f535457524954ULL	/* "HOSTWRIT" */
+
+#define TO_SHARED	(INPLACE_TO_SHARED | INPLACE_PRESERVE)
+#define TO_PRIVATE	(INPLACE_TO_PRIVATE | INPLACE_PRESERVE)
+
+static struct kvm_vm *vm;
+static struct kvm_vcpu *vcpu;
+static struct kvm_stats vstats;
+
+struct region {
+	uint32_t slot;
+	uint64_t gpa;
+	int fd;
+	char *hva;	/* the slot's shared part: a mapping of the fd */
+};
+
+/* ------------------------------------------------------------------ */
+/* guest: one word per page, every page of the range                   */
+
+static GUEST_CODE void guest_fill_pages(uint64_t gpa, uint64_t npages,
+					uint64_t base)
+{
+	uint64_t p;
+
+	for (p = 0; p < npages; p++)
+		guest_write64(gpa + p * PAGE, base + p);
+	GUEST_SYNC(0);
+	GUEST_DONE();
+}
+
+/* pages whose first word is not base + page */
+static GUEST_CODE void guest_read_pages(uint64_t gpa, uint64_t npages,
+					uint64_t base)
+{
+	uint64_t p, bad = 0, first = ~0ULL;
+
+	for (p = 0; p < npages; p++)
+		if (guest_read64(gpa + p * PAGE) != base + p && !bad++)
+			first = p;
+	GUEST_SYNC_ARGS(bad, first, 0, 0);
+	GUEST_DONE();
+}
+
+static int guest_pages(void *fn, uint64_t gpa, uint64_t npages,
+		       uint64_t base, struct ucall *uc);
+
+/* the first word of the page at gpa is val (guest_fill_pages writes one) */
+static bool guest_sees_word(uint64_t gpa, uint64_t val, const char *what)
+{
+	struct ucall uc = { 0 };
+	int r = guest_pages(guest_read_pages, gpa, 1, val, &uc);
+
+	return check(!r && !uc.args[0], "%s: guest read of %#llx: %s",
+		     what, (unsigned long long)gpa,
+		     r ? strerror(-r) : "wrong data");
+}
+
+static int guest_pages(void *fn, uint64_t gpa, uint64_t npages,
+		       uint64_t base, struct ucall *uc)
+{
+	uint64_t args[3] = { gpa, npages, base };
+	int r = __vcpu_set_entry(vcpu, fn);
+
+	if (!r)
+		r = __vcpu_args_set(vcpu, 3, args);
+	if (!r)
+		r = __vcpu_run(vcpu);
+	if (!r && get_ucall(vcpu, uc) != UCALL_SYNC)
+		r = -EPROTO;
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+
+static uint64_t vstat(const char *name)
+{
+	uint64_t v = ~0ULL;
+
+	if (kvm_stats_read(&vstats) || kvm_stats_get(&vstats, name, &v))
+		return ~0ULL;
+	return v;
+}
+
+static uint64_t vmstat_val(const char *name)
+{
+	uint64_t v = ~0ULL;
+
+	kvm_stat_once(vm->fd, name, &v);
+	return v;
+}
+
+static bool record(struct region *rg, unsigned int pg, unsigned int n,
+		   bool private)
+{
+	int r = __vm_set_sw_private(vm, rg->gpa + pg * PAGE, n * PAGE, private);
+
+	return check(!r, "KVM_SET_SW_PRIVATE_RANGE(page %u+%u, %s): %s", pg, n,
+		     private ? "private" : "shared", strerror(-r));
+}
+
+static bool convert(struct region *rg, unsigned int pg, unsigned int n,
+		    unsigned int flags)
+{
+	int r = memfd_convert(rg->fd, pg * PAGE, n * PAGE, flags, NULL);
+
+	return check(!r, "convert pages %u+%u flags %#x: %s", pg, n, flags,
+		     strerror(-r));
+}
+
+/* is page 0 part of a huge folio? Only while it is shared (pagemap) */
+static bool is_huge(struct region *rg)
+{
+	(void)*(volatile uint64_t *)rg->hva;
+	return kpageflags(host_pfn(rg->hva)) & (1ULL << KPF_COMPOUND_HEAD);
+}
+
+/* the guest reads all 512 pages; *faults: KVM page faults it took */
+static bool read_all(struct region *rg, uint64_t base, uint64_t *faults,
+		     const char *what)
+{
+	struct ucall uc = { 0 };
+	uint64_t before = vstat("pf_taken");
+	int r = guest_pages(guest_read_pages, rg->gpa, NPAGES, base, &uc);
+
+	*faults = vstat("pf_taken") - before;
+	return check(!r && !uc.args[0],
+		     "%s: guest read of the 2M range: %s, %llu pages wrong (first %llu)",
+		     what, r ? strerror(-r) : "ok",
+		     (unsigned long long)uc.args[0],
+		     (unsigned long long)uc.args[1]);
+}
+
+static int region_add(struct region *rg, uint32_t slot, uint64_t gpa)
+{
+	struct vm_mem_opts o = {
+		.slot = slot, .flags = KVM_MEM_PRIVATE, .gpa = gpa,
+		.size = SZ_2M, .backing = VM_BACKING_ANON,
+	};
+	struct vm_mem_region *mr;
+	int r;
+
+	rg->slot = slot;
+	rg->gpa = gpa;
+	rg->fd = memfd_inaccessible_create("convbench-inplace-2m", SZ_2M);
+	if (rg->fd < 0)
+		return rg->fd;
+	r = __private_fallocate(rg->fd, 0, SZ_2M);
+	o.private_fd = rg->fd;
+	if (!r)
+		r = __vm_mem_add(vm, &o, &mr);
+	if (!r) {
+		rg->hva = mr->hva;
+		r = inplace_map_shared(rg->fd, 0, SZ_2M, rg->hva);
+	}
+	if (!r)
+		r = __vm_set_sw_private(vm, gpa, SZ_2M, true);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_whole(struct region *rg)
+{
+	uint64_t f_shared = 0, f_private = 0, m2, m2_shared, m2_private;
+	struct ucall uc = { 0 };
+	bool huge, ok;
+
+	ok = check(!guest_pages(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc),
+		   "guest fill");
+	/* whole 2M to shared: one fault maps it all, 2M */
+	ok &= convert(rg, 0, NPAGES, TO_SHARED) && record(rg, 0, NPAGES, false);
+	huge = is_huge(rg);
+	m2 = vmstat_val("pages_2m");
+	ok &= read_all(rg, P_GUEST, &f_shared, "to shared");
+	m2_shared = vmstat_val("pages_2m") - m2;
+	/* and back to private */
+	ok &= convert(rg, 0, NPAGES, TO_PRIVATE) && record(rg, 0, NPAGES, true);
+	m2 = vmstat_val("pages_2m");
+	ok &= read_all(rg, P_GUEST, &f_private, "to private");
+	m2_private = vmstat_val("pages_2m") - m2;
+	if (!huge) {
+		tap_skip("the fd has no huge folio (shmem THP off?)",
+			 "a whole 2M folio converted in place maps with one 2M entry after one fault");
+		return;
+	}
+	ok &= check(f_shared == 1 && m2_shared == 1,
+		    "to shared: %llu guest faults, %llu new 2M mappings (want 1, 1)",
+		    (unsigned long long)f_shared, (unsigned long long)m2_shared);
+	ok &= check(f_private == 1 && m2_private == 1,
+		    "to private: %llu guest faults, %llu new 2M mappings (want 1, 1)",
+		    (unsigned long long)f_private, (unsigned long long)m2_private);
+	tap_result(ok, "a whole 2M folio converted in place maps with one 2M entry after one fault: to shared %llu fault(s), to private %llu",
+		   (unsigned long long)f_shared, (unsigned long long)f_private);
+}
+
+static void test_partial(struct region *rg)
+{
+	const unsigned int k = 77;
+	uint64_t m2;
+	struct ucall uc = { 0 };
+	unsigned int p;
+	bool ok;
+
+	ok = check(!guest_pages(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc),
+		   "guest fill");
+	ok &= convert(rg, k, 1, TO_SHARED) && record(rg, k, 1, false);
+	/* the host sees its shared page, the guest's data in it */
+	ok &= check(*(volatile uint64_t *)(rg->hva + k * PAGE) == P_GUEST + k,
+		    "the host reads %#llx from the shared page",
+		    (unsigned long long)*(volatile uint64_t *)(rg->hva + k * PAGE));
+	ok &= host_fills(rg->hva, k, P_HOST, "the shared page");
+	/* every other page: out of the host's reach */
+	for (p = 0; ok && p < NPAGES; p++)
+		if (p != k)
+			ok &= host_bus(rg->hva, p, "a private page of the partly shared folio");
+	/* the guest: its data on private pages, the host's on the shared one */
+	m2 = vmstat_val("pages_2m");
+	for (p = 0; ok && p < NPAGES; p += 37)
+		if (p != k)
+			ok &= guest_sees_word(rg->gpa + p * PAGE, P_GUEST + p,
+					      "a private page of the partly shared folio");
+	ok &= guest_sees_word(rg->gpa + k * PAGE, P_HOST, "the shared page");
+	ok &= check(vmstat_val("pages_2m") == m2,
+		    "the mixed block was mapped 2M (pages_2m %llu -> %llu)",
+		    (unsigned long long)m2,
+		    (unsigned long long)vmstat_val("pages_2m"));
+	/* back to private: the host loses it, the guest keeps the data */
+	ok &= convert(rg, k, 1, TO_PRIVATE) && record(rg, k, 1, true) &&
+	      host_bus(rg->hva, k, "the page after to-private") &&
+	      guest_sees_word(rg->gpa + k * PAGE, P_HOST, "the page after to-private");
+	tap_result(ok, "one 4K page of a 2M folio converted in place: the block maps 4K, every other page stays the guest's and SIGBUS to the host, the shared page is the host's page");
+}
+
+static void test_pin(struct region *rg)
+{
+	const unsigned int a = 10, b = 11;
+	struct iovec iov = { rg->hva + a * PAGE, PAGE };
+	uint64_t err_off = ~0ULL;
+	int pipefd[2] = { -1, -1 };
+	bool ok;
+	int r;
+
+	ok = convert(rg, a, 1, TO_SHARED) && convert(rg, b, 1, TO_SHARED) &&
+	     host_fills(rg->hva, a, P_HOST, "page a") &&
+	     host_fills(rg->hva, b, P_HOST + 1, "page b");
+	ok &= check(!pipe(pipefd) && vmsplice(pipefd[1], &iov, 1, 0) == PAGE,
+		    "vmsplice pin of page a: %s", strerror(errno));
+	/* the pin holds page a only */
+	ok &= convert(rg, b, 1, TO_PRIVATE);
+	r = memfd_convert(rg->fd, a * PAGE, PAGE, TO_PRIVATE, &err_off);
+	ok &= check(r == -MEMFD_CONVERT_BUSY_ERRNO && err_off == a * PAGE,
+		    "to-private of the pinned page: %s, error_offset %#llx (want %s, %#llx)",
+		    r ? strerror(-r) : "ok", (unsigned long long)err_off,
+		    strerror(MEMFD_CONVERT_BUSY_ERRNO),
+		    (unsigned long long)(a * PAGE));
+	ok &= host_sees(rg->hva, a, P_HOST, "the pinned page after the refusal");
+	close(pipefd[0]);
+	close(pipefd[1]);
+	ok &= convert(rg, a, 1, TO_PRIVATE);
+	tap_result(ok, "a pin on one shared 4K page of a huge folio blocks converting that page only: its neighbour converts, it fails with EAGAIN until unpinned");
+}
+
+int main(void)
+{
+	struct region whole, partial, pin;
+	uint64_t scratch;
+	int r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	r = kvm_open_dev();
+	if (r < 0)
+		tap_no_series(TEST_NAME, true, "no /dev/kvm (%s)", strerror(-r));
+	close(r);
+	if (!inplace_supported())
+		tap_no_series(TEST_NAME, true,
+			      "KVM_CAP_PRIVATE_MEM_INPLACE is absent: kernel lacks the in-place variant");
+	host_catch_sigbus();
+
+	r = __vm_create(&vm, NULL);
+	if (!r)
+		r = __vm_vcpu_add(vm, 0, guest_read_page, &vcpu);
+	if (!r)
+		r = kvm_stats_open(&vstats, vcpu->fd);
+	if (!r)
+		r = region_add(&whole, 1, 0x40000000ULL);
+	if (!r)
+		r = region_add(&partial, 2, 0x40200000ULL);
+	if (!r)
+		r = region_add(&pin, 3, 0x40400000ULL);
+	if (!r) {
+		vcpu_set_timeout(vcpu, 20000);
+		guest_checks_init(vcpu);
+		/* the vCPU's own code, stack and data mapped from here on */
+		scratch = __vm_alloc(vm, PAGE, PAGE);
+		if (!scratch || !guest_writes(scratch, 1, "warm-up"))
+			r = -EIO;
+	}
+	tap_result(!r, "VM with three 2M in-place slots on fallocated memfds (%s)",
+		   r ? strerror(-r) : "ok");
+	if (r)
+		return tap_finish(true);
+
+	test_whole(&whole);
+	test_partial(&partial);
+	test_pin(&pin);
+
+	kvm_stats_close(&vstats);
+	kvm_vm_free(vm);
+	return tap_finish(true);
+}
