@@ -28,7 +28,7 @@ case "${1:-}" in
 	trap 'rm -rf "$tmp"' EXIT
 	[ -f "$cover" ] && cp "$cover" "$tmp/old-cover"
 	rm -f "$here"/patches/*.patch
-	git -C "$dir" format-patch -q --cover-letter -o "$here/patches" "$base"..HEAD
+	git -C "$dir" format-patch -q --zero-commit --cover-letter -o "$here/patches" "$base"..HEAD
 	if [ -f "$tmp/old-cover" ]; then
 		# carry the subject line and the blurb over to the new cover
 		python3 - "$tmp/old-cover" "$cover" <<'PY'

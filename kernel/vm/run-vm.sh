@@ -33,7 +33,8 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
   -h, --help              this text
 
 stdout carries the command's output; run-vm messages go to stderr.
-DIR gets console.log, vm.env and the files the command left in /out.
+DIR gets console.log, qemu.log (CPU resets), vm.env and the files the
+command left in /out.
 Exit: COMMAND's status, 2 bad usage, 124 guest hung, 125 kernel panic/oops,
 126 no exit status came back (QEMU or guest init failed).
 Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
@@ -205,7 +206,10 @@ qemu_args=(-nographic -nodefaults -no-reboot -monitor none -serial stdio
 	-accel "$accel_opt" -cpu "$cpu" -m "$mem"
 	-smp "$cpus,sockets=$cpus,cores=1,threads=1"
 	-kernel "$kernel" -initrd "$tmp/initramfs.gz" -append "$cmdline"
-	-drive "file=${tmp//,/,,}/disk.img,format=raw,if=virtio")
+	-drive "file=${tmp//,/,,}/disk.img,format=raw,if=virtio"
+	# CPU resets and guest errors: a guest that resets itself without a
+	# word (a triple fault) leaves its trace here
+	-d cpu_reset,guest_errors -D "$out/qemu.log")
 
 mkdir -p -- "$out"
 log=$out/console.log
@@ -303,7 +307,7 @@ if [[ -n $status ]]; then
 		say "the guest could not write /out to the ${disk} MB results disk (--disk MB), see $log"
 		result=no-results code=126
 	elif ! tar -C "$out" -xf "$tmp/disk.img" --no-same-owner \
-		--exclude=./console.log --exclude=./vm.env; then
+		--exclude=./console.log --exclude=./vm.env --exclude=./qemu.log; then
 		say "could not extract the results disk into $out"
 		result=no-results code=126
 	fi
@@ -319,6 +323,8 @@ elif [[ -z $status ]] && ((qemu_rc == 124 || qemu_rc == 137)); then
 elif [[ -z $status ]]; then
 	say "no 'CONVBENCH-EXIT-STATUS' line: the guest did not report (QEMU exit $qemu_rc), see $log; last lines:"
 	tail -n 15 "$log" | sed 's/^/  | /' >&2
+	grep -q 'Triple fault' "$out/qemu.log" 2>/dev/null &&
+		say "QEMU saw a triple fault: the guest reset itself (CPU state in $out/qemu.log)"
 	result=no-status code=126
 fi
 if [[ -n $warn ]]; then
