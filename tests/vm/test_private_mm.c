@@ -400,6 +400,13 @@ static void test_falloc_range(void)
 /* ------------------------------------------------------------------ */
 /* PUNCH_HOLE over part of a huge folio that cannot split              */
 
+static uint64_t kvm_mapped_pages(void)
+{
+	uint64_t p4 = stat_vm("pages_4k"), p2 = stat_vm("pages_2m");
+
+	return p4 == ~0ULL || p2 == ~0ULL ? ~0ULL : p4 + 512 * p2;
+}
+
 static void test_partial_punch(void)
 {
 	const unsigned int first = 16, n = 16;
@@ -410,31 +417,37 @@ static void test_partial_punch(void)
 	bool ok;
 	int r;
 
-	ok = host_fills(huge_map, 0, P_HOST, "page 0 of the huge folio");
+	/*
+	 * The whole folio shared (a conversion that leaves a folio partly
+	 * shared splits it), page 0 pinned: nothing can split it now.
+	 * KVM maps the shared pages from the fd, 2M.
+	 */
+	ok = check(!memfd_convert(huge_fd, 0, SZ_2M, TO_SHARED, NULL),
+		   "convert the 2M folio to shared") &&
+	     record(HUGE_GPA, SZ_2M, false) &&
+	     host_fills(huge_map, 0, P_HOST, "page 0 of the huge folio");
 	pfn = host_pfn(huge_map);
 	if (ok && !(kpageflags(pfn) & (1ULL << KPF_COMPOUND_HEAD))) {
 		tap_skip("the 2M fd has no huge folio (shmem THP off?)",
 			 "PUNCH_HOLE over part of a huge folio that cannot split zaps KVM's mappings");
 		return;
 	}
-	/* a pin on page 0 keeps the folio from splitting */
 	ok &= check(!pipe(pipefd) && vmsplice(pipefd[1], &iov, 1, 0) == PAGE,
 		    "vmsplice pin: %s", strerror(errno));
-	ok &= record(HUGE_GPA + PAGE, SZ_2M - PAGE, true);
 	for (i = first; ok && i < first + n; i++)
-		ok &= guest_sees(HUGE_GPA + i * PAGE, 0, "private page before the punch");
-	before = stat_vm("pages_4k");
+		ok &= guest_sees(HUGE_GPA + i * PAGE, 0, "shared page before the punch");
+	before = kvm_mapped_pages();
 	/* the folio stays: EAGAIN, the range cleared, KVM told */
 	r = __private_punch_hole(huge_fd, first * PAGE, n * PAGE);
 	ok &= check(r == -EAGAIN, "punch: %s (want EAGAIN: a pinned page keeps the folio)",
 		    r ? strerror(-r) : "ok");
-	after = stat_vm("pages_4k");
+	after = kvm_mapped_pages();
 	ok &= check(before != ~0ULL && after != ~0ULL && after + n <= before,
-		    "KVM's 4K mappings %llu -> %llu: the punched pages stayed mapped",
+		    "pages KVM maps %llu -> %llu: the punched pages stayed mapped",
 		    (unsigned long long)before, (unsigned long long)after);
 	for (i = first; ok && i < first + n; i++)
 		ok &= guest_sees(HUGE_GPA + i * PAGE, 0, "punched page");
-	tap_result(ok, "PUNCH_HOLE over %u pages of a huge folio whose split fails (a pinned page) fails with EAGAIN, clears them and zaps KVM's mappings of them (4K SPTEs %llu -> %llu)",
+	tap_result(ok, "PUNCH_HOLE over %u pages of a huge folio whose split fails (a pinned page) fails with EAGAIN, clears them and zaps KVM's mappings of them (pages mapped %llu -> %llu)",
 		   n, (unsigned long long)before, (unsigned long long)after);
 	close(pipefd[0]);
 	close(pipefd[1]);
@@ -558,8 +571,6 @@ static int setup(void)
 		o.private_fd = huge_fd;
 		r = __vm_mem_add(vm, &o, &mr);
 	}
-	if (!r)
-		r = memfd_convert(huge_fd, 0, PAGE, TO_SHARED, NULL);
 	if (!r) {
 		huge_map = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
 				huge_fd, 0);
