@@ -32,6 +32,7 @@
 #include <sys/uio.h>
 
 #include "inplace.h"
+#include "inplace_check.h"
 #include "stress_host.h"
 
 #define PAGE		STRESS_PAGE
@@ -329,16 +330,6 @@ static void *forbid_main(void *arg)
 		sleep_us(stress_rand(&rng) % 500);
 	}
 	return NULL;
-}
-
-static bool write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	bool ok = fd >= 0 && write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
 }
 
 /* the host's mm moves and drops what it may */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "inplace.h"
 #include "inplace_check.h"
 #include "tap.h"
 
@@ -263,4 +264,42 @@ uint64_t fd_blocks(int f)
 	struct stat st;
 
 	return fstat(f, &st) ? ~0ULL : (uint64_t)st.st_blocks;
+}
+/* ------------------------------------------------------------------ */
+/* test setup                                                          */
+
+void require_series(const char *test, bool inplace)
+{
+	int r = kvm_open_dev();
+
+	if (r < 0)
+		tap_no_series(test, true, "no /dev/kvm (%s)", strerror(-r));
+	close(r);
+	if (kvm_check_cap(KVM_CAP_PRIVATE_MEM) <= 0 ||
+	    kvm_check_cap(KVM_CAP_PRIVATE_MEM_SW_GFN) <= 0)
+		tap_no_series(test, true, "KVM_CAP_PRIVATE_MEM is absent: kernel lacks the series");
+	if (inplace && !inplace_supported())
+		tap_no_series(test, true,
+			      "KVM_CAP_PRIVATE_MEM_INPLACE is absent: kernel lacks the in-place variant");
+	host_catch_sigbus();
+}
+
+bool record_range(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
+		  bool private)
+{
+	int r = __vm_set_sw_private(vm, gpa, size, private);
+
+	return check(!r, "KVM_SET_SW_PRIVATE_RANGE(%#llx, %#llx, %s): %s",
+		     (unsigned long long)gpa, (unsigned long long)size,
+		     private ? "private" : "shared", strerror(-r));
+}
+
+bool write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }

@@ -39,6 +39,18 @@ bool host_bus(char *map, unsigned int pg, const char *what);
 bool host_io_eperm(int fd, unsigned int pg, const char *what);
 bool host_pread_sees(int fd, unsigned int pg, uint64_t val, const char *what);
 
+/*
+ * The test needs /dev/kvm and the series (with inplace, the in-place
+ * variant too): otherwise a SKIP (a FAIL under CONVBENCH_REQUIRE_SERIES),
+ * and the process exits. SIGBUS is caught from here on.
+ */
+void require_series(const char *test, bool inplace);
+/* KVM_SET_SW_PRIVATE_RANGE over [gpa, gpa + size), checked */
+bool record_range(struct kvm_vm *vm, uint64_t gpa, uint64_t size,
+		  bool private);
+/* write val to a sysfs/procfs file: true if all of it was taken */
+bool write_file(const char *path, const char *val);
+
 /* pfn behind a host address (/proc/self/pagemap), 0 if unknown */
 uint64_t host_pfn(const void *addr);
 /* /proc/kpageflags of pfn, 0 if unknown */

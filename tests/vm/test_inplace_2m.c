@@ -301,14 +301,7 @@ int main(void)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = kvm_open_dev();
-	if (r < 0)
-		tap_no_series(TEST_NAME, true, "no /dev/kvm (%s)", strerror(-r));
-	close(r);
-	if (!inplace_supported())
-		tap_no_series(TEST_NAME, true,
-			      "KVM_CAP_PRIVATE_MEM_INPLACE is absent: kernel lacks the in-place variant");
-	host_catch_sigbus();
+	require_series(TEST_NAME, true);
 
 	r = __vm_create(&vm, NULL);
 	if (!r)

@@ -61,11 +61,7 @@ static uint64_t stat_vm(const char *name)
 
 static bool record(uint64_t gpa, uint64_t size, bool private)
 {
-	int r = __vm_set_sw_private(vm, gpa, size, private);
-
-	return check(!r, "KVM_SET_SW_PRIVATE_RANGE(%#llx, %#llx, %s): %s",
-		     (unsigned long long)gpa, (unsigned long long)size,
-		     private ? "private" : "shared", strerror(-r));
+	return record_range(vm, gpa, size, private);
 }
 
 /* zap everything KVM maps of the slot and count from a clean state */
@@ -307,12 +303,7 @@ int main(void)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = kvm_open_dev();
-	if (r < 0)
-		tap_no_series(TEST_NAME, true, "no /dev/kvm (%s)", strerror(-r));
-	close(r);
-	if (kvm_check_cap(KVM_CAP_PRIVATE_MEM_SW_GFN) <= 0)
-		tap_no_series(TEST_NAME, true, "KVM_CAP_PRIVATE_MEM_SW_GFN is absent: kernel lacks the series");
+	require_series(TEST_NAME, false);
 
 	r = setup();
 	tap_result(!r, "VM with two 2M private slots (%s)", r ? strerror(-r) : "ok");

@@ -482,14 +482,7 @@ int main(void)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = kvm_open_dev();
-	if (r < 0)
-		tap_no_series(TEST_NAME, true, "no /dev/kvm (%s)", strerror(-r));
-	close(r);
-	if (kvm_check_cap(KVM_CAP_PRIVATE_MEM) <= 0 ||
-	    kvm_check_cap(KVM_CAP_PRIVATE_MEM_SW_GFN) <= 0)
-		tap_no_series(TEST_NAME, true, "KVM_CAP_PRIVATE_MEM is absent: kernel lacks the series");
-	host_catch_sigbus();
+	require_series(TEST_NAME, false);
 
 	test_fd_modes();
 	test_second_vm();

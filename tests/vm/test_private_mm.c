@@ -138,11 +138,7 @@ static int guest_range(void *fn, uint64_t gpa, uint64_t size, uint64_t base,
 
 static bool record(uint64_t gpa, uint64_t size, bool private)
 {
-	int r = __vm_set_sw_private(vm, gpa, size, private);
-
-	return check(!r, "KVM_SET_SW_PRIVATE_RANGE(%#llx, %#llx, %s): %s",
-		     (unsigned long long)gpa, (unsigned long long)size,
-		     private ? "private" : "shared", strerror(-r));
+	return record_range(vm, gpa, size, private);
 }
 
 static bool convert(int fd, unsigned int pg, unsigned int n, unsigned int flags)
@@ -166,16 +162,6 @@ static uint64_t vmstat(const char *name)
 	if (f)
 		fclose(f);
 	return v;
-}
-
-static bool write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	bool ok = fd >= 0 && write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
 }
 
 /* the bracketed word of a sysfs choice file, "" if unknown */
@@ -588,14 +574,7 @@ int main(void)
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = kvm_open_dev();
-	if (r < 0)
-		tap_no_series(TEST_NAME, true, "no /dev/kvm (%s)", strerror(-r));
-	close(r);
-	if (!inplace_supported())
-		tap_no_series(TEST_NAME, true,
-			      "KVM_CAP_PRIVATE_MEM_INPLACE is absent: kernel lacks the in-place variant");
-	host_catch_sigbus();
+	require_series(TEST_NAME, true);
 
 	r = setup();
 	tap_result(!r, "VM with an in-place 64K slot and a 2M slot on fallocated memfds (%s)",
