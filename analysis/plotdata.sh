@@ -17,7 +17,7 @@
 #   trace-S.dat       top functions: name, us per conversion and calls per
 #                     conversion for destructive, inplace and unnamed
 #                     contexts (S = bytes, or "all")
-# Percentiles are numpy-'linear' (bench/stats.h), from samples.csv. Only
+# Percentiles are numpy-'linear' (lib/stats.h), from samples.csv. Only
 # POSIX sh, awk (mawk is enough) and sort. Nothing is redone while
 # RUN/plots/data/stamp is newer than the inputs and this script.
 #
@@ -197,7 +197,7 @@ awk -v dir="$tmp" "$SIZE_AWK"'
 	}' "$tmp/phase.med"
 
 # ratio.dat: summary.json's bootstrap CIs (pretty-printed by
-# bench/jsonw.c, one key per line); without it, the point ratios only
+# lib/jsonw.c, one key per line); without it, the point ratios only
 awk "$SIZE_AWK"'
 	$1 != "#" { p50[$1, $2, $4] = $6; p99[$1, $2, $4] = $8
 		    if (!($2 " " $4 in seen)) { seen[$2 " " $4] = 1; keys[++n] = $2 " " $4 } }

@@ -21,7 +21,7 @@
 #include "atomic_file.h"
 #include "convtrace.h"
 #include "hist.h"
-#include "options.h"
+#include "units.h"
 #include "runfiles.h"
 #include "stats.h"
 #include "text.h"

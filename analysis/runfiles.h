@@ -3,7 +3,7 @@
  * Reading a convbench run folder for convreport: samples.csv into cells
  * of total_ns, provenance strings of summary.json, convtrace's trace.csv
  * into histograms, hyperfine.json's means. The formats are the ones
- * bench/report.c, bench/jsonw.c, bpf/trace_out.c and hyperfine write;
+ * bench/report.c, lib/jsonw.c, bpf/trace_out.c and hyperfine write;
  * nothing here is a general CSV or JSON parser.
  */
 #ifndef CONVBENCH_RUNFILES_H
@@ -59,7 +59,7 @@ size_t run_sizes(const struct run_samples *s, uint64_t *sizes, size_t max);
 void run_free_samples(struct run_samples *s);
 
 /*
- * The first string value of "key" in a JSON file's text (bench/jsonw.c
+ * The first string value of "key" in a JSON file's text (lib/jsonw.c
  * writes provenance first, so the first is provenance's), unescaped into
  * buf; false if absent, null or not a string.
  */

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "options.h"
+#include "units.h"
 
 #define MAX_CONV_SIZE	(256ULL << 20)
 
@@ -106,40 +107,11 @@ static const struct option long_opts[] = {
 
 uint64_t parse_size(const char *s)
 {
-	unsigned long long v;
-	char *end;
-	uint64_t mult = 1;
+	uint64_t v = size_parse(s);
 
-	if (!s || *s < '0' || *s > '9')
+	if (!v || v > MAX_CONV_SIZE || v % 4096)
 		return 0;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return 0;
-	if (*end) {
-		if (!strcasecmp(end, "K") || !strcasecmp(end, "KiB"))
-			mult = 1ULL << 10;
-		else if (!strcasecmp(end, "M") || !strcasecmp(end, "MiB"))
-			mult = 1ULL << 20;
-		else if (!strcasecmp(end, "G") || !strcasecmp(end, "GiB"))
-			mult = 1ULL << 30;
-		else
-			return 0;
-	}
-	if (!v || v > MAX_CONV_SIZE / mult || (v * mult) % 4096)
-		return 0;
-	return v * mult;
-}
-
-const char *size_str(uint64_t b, char *buf, size_t len)
-{
-	if (b && !(b % (1ULL << 20)))
-		snprintf(buf, len, "%" PRIu64 "M", b >> 20);
-	else if (b && !(b % (1ULL << 10)))
-		snprintf(buf, len, "%" PRIu64 "K", b >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64, b);
-	return buf;
+	return v;
 }
 
 /* a whole number in [min, max] or -1 */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "units.h"
 #include "workload.h"
 
 #define MAX_SIZES	16
@@ -56,7 +57,5 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 
 /* "4K" "64k" "2M" "4096": bytes, a positive multiple of 4096; 0 on error */
 uint64_t parse_size(const char *s);
-/* 4096 -> "4K", 2097152 -> "2M" */
-const char *size_str(uint64_t bytes, char *buf, size_t len);
 
 #endif /* CONVBENCH_OPTIONS_H */

@@ -11,9 +11,9 @@
 #define CONVBENCH_CONVTRACE_H
 
 /*
- * Latency buckets: bench/hist_bucket.h with 2^3 sub-buckets per power of
+ * Latency buckets: lib/hist_bucket.h with 2^3 sub-buckets per power of
  * two (12.5 % wide), up to 2^(CT_HIST_MAX_LOG2 + 1) ns (137 s); longer
- * calls land in the last bucket. bench/hist.c reads the same layout.
+ * calls land in the last bucket. lib/hist.c reads the same layout.
  */
 #include "hist_bucket.h"
 

@@ -92,7 +92,7 @@ struct conv_trace_row {
 	unsigned long long sum_ns;
 	/*
 	 * bucket i counts values hist_bucket_low(i, sub_bits) ..
-	 * hist_bucket_high(i, sub_bits) (bench/hist_bucket.h), the last
+	 * hist_bucket_high(i, sub_bits) (lib/hist_bucket.h), the last
 	 * bucket everything above; hist_add_buckets() takes them as is
 	 */
 	const uint64_t *buckets;

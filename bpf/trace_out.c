@@ -3,7 +3,7 @@
  * convtrace's output: a summary table, funclatency-style histograms
  * ("lo -> hi : count |****|") and CSV, all from conv_trace_read().
  *
- * The histogram text is bench/hist.c's hist_print_log2() (bcc
+ * The histogram text is lib/hist.c's hist_print_log2() (bcc
  * print_log2_hist() rows), percentiles are hist_percentile()'s: the upper
  * bound of the bucket holding the sample, within 12.5 % here.
  */
@@ -14,7 +14,7 @@
 #include "hist.h"
 #include "trace_lib.h"
 
-/* the row's buckets as a bench/hist.c histogram */
+/* the row's buckets as a lib/hist.c histogram */
 static void row_hist(const struct conv_trace_row *r, struct hist *h)
 {
 	hist_init(h, CT_HIST_SUB_BITS);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of bench/stats: numpy-'linear' percentiles (expected values
+ * Unit test of lib/stats: numpy-'linear' percentiles (expected values
  * worked out by hand from numpy's definition), selection == sort,
  * mean/stddev, the order-statistic CI ranks (exact binomial), and the
  * bootstrap ratio CI: deterministic, covers a known 2x ratio, narrows

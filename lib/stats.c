@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "stats.h"
 
 /* NaN sorts last so that a NaN ratio cannot scramble qsort */
@@ -244,60 +245,6 @@ int stats_summary_u64(const uint64_t *v, size_t n, struct stats_summary *s)
 
 /* ------------------------------------------------------------------ */
 /* bootstrap                                                           */
-
-struct rng {
-	uint64_t s[4];
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed)
-{
-	int i;
-
-	for (i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** (Blackman, Vigna) */
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return res;
-}
-
-/* unbiased uniform in [0, n), Lemire's multiply-and-reject */
-static uint32_t rng_below(struct rng *r, uint32_t n)
-{
-	uint64_t m = (rng_next(r) >> 32) * n;
-
-	if ((uint32_t)m < n) {
-		uint32_t thresh = -n % n;
-
-		while ((uint32_t)m < thresh)
-			m = (rng_next(r) >> 32) * n;
-	}
-	return (uint32_t)(m >> 32);
-}
 
 static double resample_pct(struct rng *r, const double *src, size_t n,
 			   double *scratch, double p)

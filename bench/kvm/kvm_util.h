@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Small KVM userspace library for convbench: VM, memslots (with the
- * private part of bench/privmem_uapi.h), 64-bit vCPUs running a C
+ * private part of bench/kvm/privmem_uapi.h), 64-bit vCPUs running a C
  * function of this very binary, ucalls, bounded KVM_RUN.
  *
  * Two layers, as in tools/testing/selftests/kvm:
@@ -230,7 +230,7 @@ void *addr_gpa2hva(struct kvm_vm *vm, uint64_t gpa);
 	memcpy(&(g), addr_gpa2hva(vm, (uint64_t)(uintptr_t)&(g)), sizeof(g))
 
 /* ------------------------------------------------------------------ */
-/* private memory (bench/privmem_uapi.h)                               */
+/* private memory (bench/kvm/privmem_uapi.h)                               */
 
 /* memfd_create(MFD_INACCESSIBLE) and ftruncate(size): fd or -errno */
 int memfd_inaccessible_create(const char *name, uint64_t size);

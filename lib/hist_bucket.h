@@ -3,7 +3,7 @@
  * Bucket index of the latency histogram: log2 major buckets, each split
  * into 2^sub_bits linear sub-buckets (HdrHistogram-like). Header only,
  * no libc: the BPF programs include it so that kernel-side and user-side
- * histograms bucket identically (bench/hist.c sums them).
+ * histograms bucket identically (lib/hist.c sums them).
  *
  * Layout for S = sub_bits:
  *   v < 2^S:  idx = v                           (exact, width 1)
