@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Exact statistics on raw samples (see stats.h for the definitions):
- * numpy-'linear' percentiles, summary, bootstrap CI of a ratio of
- * percentiles, order-statistic CI of a percentile.
+ * numpy-'linear' percentiles, summary, t intervals from rounds.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
 #include "stats.h"
 
 /* NaN sorts last so that a NaN ratio cannot scramble qsort */
@@ -244,116 +242,149 @@ int stats_summary_u64(const uint64_t *v, size_t n, struct stats_summary *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* bootstrap                                                           */
+/* intervals from rounds                                               */
 
-static double resample_pct(struct rng *r, const double *src, size_t n,
-			   double *scratch, double p)
+size_t stats_beyond_sorted(const double *sorted, size_t n, double v)
 {
-	size_t i;
+	size_t lo = 0, hi = n;
 
-	for (i = 0; i < n; i++)
-		scratch[i] = src[rng_below(r, (uint32_t)n)];
-	return stats_select_percentile(scratch, n, p);
+	/* the first index whose value is > v */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sorted[mid] > v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return n - lo;
 }
 
-int stats_bootstrap_ratio_ci(const double *a, size_t na,
-			     const double *b, size_t nb, double p,
-			     unsigned int reps, double conf, uint64_t seed,
-			     double *lo, double *hi)
+/*
+ * Continued fraction of the regularized incomplete beta function
+ * I_x(a, b) (modified Lentz), valid for x < (a + 1) / (a + b + 2).
+ */
+static double beta_cf(double a, double b, double x)
 {
-	double *scratch, *ratio, alpha;
-	struct rng rng;
-	unsigned int i;
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+	int m;
 
-	if (!na || !nb || na > UINT32_MAX || nb > UINT32_MAX ||
-	    !(p >= 0 && p <= 100) || !(conf > 0 && conf < 1) ||
-	    has_nan(a, na) || has_nan(b, nb))
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa, del;
+
+		aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+		d = 1 + aa * d;
+		c = 1 + aa / c;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+static double beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		    b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+/* P(T <= t), Student's t with df degrees of freedom */
+static double t_cdf(double t, double df)
+{
+	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double stats_t_quantile(double p, unsigned int df)
+{
+	double lo = 0, hi = 1e6, mid;
+	int i;
+
+	if (!df || !(p > 0 && p < 1))
+		return NAN;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	/* t_cdf is increasing: bisect to full double precision */
+	for (i = 0; i < 200; i++) {
+		mid = (lo + hi) / 2;
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+int stats_mean_ci_t(const double *v, size_t n, double conf, double *mean,
+		    double *lo, double *hi)
+{
+	double m, half;
+
+	if (n < 2 || has_nan(v, n) || !(conf > 0 && conf < 1))
 		return -EINVAL;
-	if (!reps)
-		reps = STATS_BOOTSTRAP_REPS;
-	scratch = malloc((na > nb ? na : nb) * sizeof(*scratch));
-	ratio = malloc(reps * sizeof(*ratio));
-	if (!scratch || !ratio) {
-		free(scratch);
-		free(ratio);
-		return -ENOMEM;
-	}
-	rng_seed(&rng, seed);
-	for (i = 0; i < reps; i++) {
-		double pa = resample_pct(&rng, a, na, scratch, p);
-		double pb = resample_pct(&rng, b, nb, scratch, p);
-
-		ratio[i] = pb / pa;
-	}
-	stats_sort(ratio, reps);
-	alpha = 1 - conf;
-	*lo = stats_percentile_sorted(ratio, reps, 100 * alpha / 2);
-	*hi = stats_percentile_sorted(ratio, reps, 100 * (1 - alpha / 2));
-	free(scratch);
-	free(ratio);
+	m = stats_mean(v, n);
+	half = stats_t_quantile((1 + conf) / 2, (unsigned int)(n - 1)) *
+	       stats_stddev(v, n) / sqrt((double)n);
+	*mean = m;
+	*lo = m - half;
+	*hi = m + half;
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* order-statistic CI                                                  */
-
-/*
- * log P(Binom(n, q) = k); lgamma() is C99 (it sets the libc global
- * signgam, harmless here: the arguments are positive).
- */
-static double log_binom_pmf(size_t n, size_t k, double q)
+int stats_ratio_rounds(const double *ratio, size_t n, double conf,
+		       double *geomean, double *lo, double *hi)
 {
-	return lgamma((double)n + 1) - lgamma((double)k + 1) -
-	       lgamma((double)(n - k) + 1) + (double)k * log(q) +
-	       (double)(n - k) * log1p(-q);
-}
-
-int stats_percentile_ci(const double *v, size_t n, double p, double conf,
-			double *lo, double *hi)
-{
-	double q = p / 100, half, tail;
-	size_t l = 0, u = n + 1, k;
-	double *c;
+	double *l, m, a, b;
+	size_t i;
 	int err;
 
-	if (!(p > 0 && p < 100) || !(conf > 0 && conf < 1))
+	if (!n || !(conf > 0 && conf < 1))
 		return -EINVAL;
-	err = copy_of(v, NULL, n, &c);
+	for (i = 0; i < n; i++)
+		if (!(ratio[i] > 0) || isinf(ratio[i]))
+			return -EINVAL;
+	if (n == 1) {
+		*geomean = ratio[0];
+		*lo = *hi = NAN;
+		return 0;
+	}
+	l = malloc(n * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		l[i] = log(ratio[i]);
+	err = stats_mean_ci_t(l, n, conf, &m, &a, &b);
+	free(l);
 	if (err)
 		return err;
-	stats_sort(c, n);
-	half = (1 - conf) / 2;
-
-	/* l: largest rank with P(B <= l - 1) <= half */
-	tail = 0;
-	for (k = 0; k < n; k++) {
-		tail += exp(log_binom_pmf(n, k, q));
-		if (tail > half)
-			break;
-		l = k + 1;
-	}
-	/* u: smallest rank with P(B >= u) <= half; summed from the top */
-	tail = 0;
-	for (k = n; k >= 1; k--) {
-		tail += exp(log_binom_pmf(n, k, q));
-		if (tail > half)
-			break;
-		u = k;
-	}
-	if (l < 1 || u > n || l > u) {
-		*lo = c[0];
-		*hi = c[n - 1];
-		err = -ERANGE;
-	} else {
-		*lo = c[l - 1];
-		*hi = c[u - 1];
-	}
-	free(c);
-	return err;
-}
-
-int stats_median_ci(const double *v, size_t n, double conf,
-		    double *lo, double *hi)
-{
-	return stats_percentile_ci(v, n, 50, conf, lo, hi);
+	*geomean = exp(m);
+	*lo = exp(a);
+	*hi = exp(b);
+	return 0;
 }

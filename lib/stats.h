@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Exact statistics on raw samples, and confidence intervals for the
- * comparisons a report makes ("mode B is 2.1x mode A at the median").
+ * Exact statistics on raw samples, and the confidence intervals of the
+ * comparisons a report makes ("mode B is 0.8x mode A at the median"),
+ * from the variation between rounds (see stats_ratio_rounds()).
  *
  * Percentiles use linear interpolation between order statistics, the
  * same as numpy.percentile(x, p) with its default method 'linear':
@@ -16,8 +17,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define STATS_BOOTSTRAP_REPS	2000
 
 struct stats_summary {
 	size_t n;
@@ -42,37 +41,37 @@ int stats_summary_u64(const uint64_t *v, size_t n, struct stats_summary *s);
 /* in-place sort of doubles, ascending */
 void stats_sort(double *v, size_t n);
 /*
- * In-place percentile by selection (expected O(n), reorders v): what
- * the bootstrap uses per replicate instead of a sort.
+ * In-place percentile by selection (expected O(n), reorders v).
  */
 double stats_select_percentile(double *v, size_t n, double p);
 
-/*
- * Percentile bootstrap CI of percentile_p(b) / percentile_p(a) (p = 50:
- * ratio of medians). Each of reps replicates resamples a and b
- * independently with replacement (xoshiro256** seeded from seed via
- * splitmix64, so a seed gives the same interval), and [lo, hi] are the
- * (1 -/+ conf) / 2 percentiles of the replicate ratios. reps 0 means
- * STATS_BOOTSTRAP_REPS; conf in (0, 1), e.g. 0.95. A replicate with
- * percentile_p(a) == 0 gives an infinite (or NaN for 0/0) ratio.
- */
-int stats_bootstrap_ratio_ci(const double *a, size_t na,
-			     const double *b, size_t nb, double p,
-			     unsigned int reps, double conf, uint64_t seed,
-			     double *lo, double *hi);
+/* samples of sorted[] strictly greater than v: what lies beyond a percentile */
+size_t stats_beyond_sorted(const double *sorted, size_t n, double v);
 
 /*
- * Distribution-free CI of the p-th percentile (p = 50: the median) from
- * order statistics: [x(l), x(u)] with l the largest and u the smallest
- * rank such that P(Binom(n, p/100) < l) <= (1 - conf) / 2 and
- * P(Binom(n, p/100) >= u) <= (1 - conf) / 2, so coverage >= conf with no
- * assumption on the distribution (the classic sign-test interval).
- * Too few samples for conf (n < 6 for a 95% median): [min, max] and
- * -ERANGE.
+ * Student's t: the quantile t with P(T <= t) = p for df degrees of
+ * freedom (p in (0, 1), df >= 1), e.g. stats_t_quantile(0.975, 4) =
+ * 2.776. NaN for bad arguments.
  */
-int stats_percentile_ci(const double *v, size_t n, double p, double conf,
-			double *lo, double *hi);
-int stats_median_ci(const double *v, size_t n, double conf,
+double stats_t_quantile(double p, unsigned int df);
+
+/*
+ * The t interval of the mean of n >= 2 values (independent, roughly
+ * normal): mean -/+ t((1 + conf) / 2, n - 1) * stddev / sqrt(n).
+ * -EINVAL for n < 2, NaN among v or conf outside (0, 1).
+ */
+int stats_mean_ci_t(const double *v, size_t n, double conf, double *mean,
 		    double *lo, double *hi);
+
+/*
+ * A ratio measured once per round (inplace/destructive p50 of round r,
+ * all > 0): its geometric mean and the t interval of the mean of the
+ * log ratios, taken back with exp(). Rounds are the independent units,
+ * the samples inside a round are not (they drift and correlate), so
+ * this is the interval convbench reports. n == 1 gives the ratio and
+ * NaN bounds (return 0); -EINVAL for n == 0 or a ratio <= 0 or NaN.
+ */
+int stats_ratio_rounds(const double *ratio, size_t n, double conf,
+		       double *geomean, double *lo, double *hi);
 
 #endif /* CONVBENCH_STATS_H */
