@@ -18,6 +18,15 @@ enum out_format {
 	FORMAT_JSON,
 };
 
+/* --trace=SET: which kernel functions convtrace times */
+enum trace_set {
+	TRACE_OFF,
+	TRACE_DEFAULT,	/* the three named functions + the in-place entry */
+	TRACE_ALL,	/* the wide set and the tracepoint rows */
+};
+
+#define MAX_ROUNDS	64
+
 enum dir_choice {
 	DIRS_TO_SHARED = 1 << DIR_TO_SHARED,
 	DIRS_TO_PRIVATE = 1 << DIR_TO_PRIVATE,
@@ -42,7 +51,13 @@ struct env {
 	uint32_t max_exits;	/* 0: cell_max_exits() default */
 	struct inject inject;
 	bool debug;		/* check every sample (invariants.h) */
-	bool trace;
+	enum trace_set trace;
+	bool counts;		/* count the work of each conversion */
+	uint32_t rounds;	/* the matrix this many times */
+	uint32_t first_round;	/* number of the first (make bench: the boot) */
+	uint64_t order_seed;	/* shuffles the sizes of each round */
+	const char *merge;	/* --merge=DIR: rounds of make bench's boots */
+	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
 	bool verbose;
 	int argc;		/* for the provenance record */
 	char **argv;
