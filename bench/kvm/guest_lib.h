@@ -159,6 +159,21 @@ guest_read64(uint64_t gva)
 	return *(volatile uint64_t *)(uintptr_t)gva;
 }
 
+/*
+ * Read a word with a write access (lock xadd of 0 returns it unchanged):
+ * a first touch then faults the page in writable, once, where a plain
+ * read would map an anonymous page read-only (the zero page) and leave a
+ * second fault to the first write.
+ */
+static inline GUEST_CODE uint64_t
+guest_touch64(uint64_t gva)
+{
+	uint64_t v = 0;
+
+	asm volatile("lock xaddq %0, (%1)" : "+r"(v) : "r"(gva) : "memory");
+	return v;
+}
+
 static inline GUEST_CODE void
 guest_write64(uint64_t gva, uint64_t val)
 {
