@@ -69,10 +69,14 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/*
+ * Preallocated (CT_MAX_HISTS x CPUs x 2.3 KB): a histogram allocated as
+ * its context appears needs per-CPU memory in atomic context, which
+ * fails now and then until the per-CPU allocator has grown, and the
+ * first calls of a context were lost
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	/* allocated as contexts appear, not max_entries x CPUs up front */
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, CT_MAX_HISTS);
 	__type(key, struct ct_hist_key);
 	__type(value, struct ct_hist);

@@ -36,7 +36,7 @@ enum ct_tp {
 #define CT_NR_PROBES	(CT_MAX_FUNCS + CT_NR_TP)
 
 /* histograms kept: probes x contexts */
-#define CT_MAX_HISTS	2048
+#define CT_MAX_HISTS	1024
 /* contexts with a hit counter and work counters (0 .. CT_MAX_CTX - 1) */
 #define CT_MAX_CTX	1024
 /* function probes active at once in one thread (nesting depth) */
