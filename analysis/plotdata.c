@@ -241,6 +241,15 @@ static void write_phases(const struct run *r, const char *dir)
 	}
 }
 
+/* gnuplot's missing value for NaN */
+static const char *num(double v, char *buf)
+{
+	if (isnan(v))
+		return "NaN";
+	sprintf(buf, "%g", v);
+	return buf;
+}
+
 static void write_ratios(const struct run *r, const char *dir)
 {
 	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p99 p99_lo p99_hi\n";
@@ -260,7 +269,7 @@ static void write_ratios(const struct run *r, const char *dir)
 	for (i = 0; i < r->nsizes; i++)
 		for (d = 0; d < RUN_NR_DIRS; d++) {
 			const struct jv *q = run_ratio(r, r->sizes[i], d);
-			char line[256], *w = line;
+			char line[256], *w = line, a[32];
 
 			if (!q)
 				continue;
@@ -272,10 +281,12 @@ static void write_ratios(const struct run *r, const char *dir)
 				const struct jv *x = jv_get(q, run_pct_name[p]);
 				bool shown = jv_bool(jv_get(x, "shown"), false);
 
-				w += sprintf(w, " %g %g %g",
-					shown ? jv_num(jv_get(x, "ratio"), NAN) : NAN,
-					shown ? jv_num(jv_get(x, "ci95_lo"), NAN) : NAN,
-					shown ? jv_num(jv_get(x, "ci95_hi"), NAN) : NAN);
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ratio"), NAN) : NAN, a));
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ci95_lo"), NAN) : NAN, a));
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ci95_hi"), NAN) : NAN, a));
 			}
 			if (all)
 				fprintf(all, "%s\n", line);

@@ -81,6 +81,9 @@ static void print_setup(FILE *f, const struct run *r)
 		snprintf(buf, sizeof(buf), "setup: kernel %s, accel %s, CPU %s",
 			 run_prov(r, "kernel_release", "?"), accel, cpu);
 	}
+	if (strlen(buf) > TEXT_COLS)
+		snprintf(buf, sizeof(buf), "setup: %s, %s, %s",
+			 run_prov(r, "kernel_release", "?"), accel, cpu);
 	text_line(f, "%s", buf);
 	snprintf(buf, sizeof(buf), "QEMU %s, series %.12s, config %.12s, "
 		 "convbench %s, %s", run_prov(r, "qemu_version", "?"),

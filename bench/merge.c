@@ -76,7 +76,7 @@ static void work_json(struct jsonw *w, const struct cell_stats *c, void *arg)
 	size_t i;
 
 	jsonw_obj_open(w);
-	jsonw_kv_str(w, "source", "convbench --counts in every boot; "
+	jsonw_kv_str(w, "source", "convbench --counts in every valid boot; "
 		     "per_conversion: mean over boots; exact: every boot "
 		     "counted the same");
 	for (k = 0; k < WC_NR; k++) {
@@ -93,6 +93,8 @@ static void work_json(struct jsonw *w, const struct cell_stats *c, void *arg)
 						    work_count_name[k]);
 			double v = jv_num(jv_get(x, "per_conversion"), NAN);
 
+			if (!m->boots[i].valid)
+				continue;
 			if (isnan(v)) {
 				why = jv_str(jv_get(x, "not_counted_why"), why);
 				continue;

@@ -502,6 +502,10 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");
 		return 2;
 	}
+	if (env->counts && env->vcpus > 1) {
+		fprintf(err, "convbench: --counts counts one vCPU's conversions: use --vcpus=1\n");
+		return 2;
+	}
 	if (env->counts && env->trace) {
 		fprintf(err, "convbench: --counts and --trace exclude each other (the counters are BPF programs too)\n");
 		return 2;
