@@ -149,6 +149,14 @@ static void work_text(FILE *f, void *arg)
 		if (k == nsz && nsz < 64)
 			sizes[nsz++] = job->res[i].p.size;
 	}
+	/* ascending, whatever order the rounds ran them in */
+	for (i = 1; i < nsz; i++)
+		for (k = i; k > 0 && sizes[k - 1] > sizes[k]; k--) {
+			uint64_t x = sizes[k];
+
+			sizes[k] = sizes[k - 1];
+			sizes[k - 1] = x;
+		}
 	fprintf(f, "\nwork per conversion (--counts; mean, [min..max] where "
 		"conversions differ; - not counted):\n");
 	for (k = 0; k < nsz; k++)

@@ -98,7 +98,7 @@ run_cell 4K implicit 50 inplace no-preserve --debug
 run_cell 2M implicit 3 inplace no-preserve --debug
 
 # both modes in one run: the ratio table, over 3 rounds
-"$CB" --mode=destructive,inplace --size=64K --iterations=30 --vcpus=2 \
+"$CB" --mode=destructive,inplace --size=64K --iterations=15 --vcpus=2 \
 	--rounds=3 --out="$work/both" >"$work/both.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "^inplace/destructive over rounds" "$work/both.txt" &&
@@ -112,24 +112,20 @@ check_samples "$work/both/samples.csv" "both modes, 2 vCPUs"
 order() {	# order DIR: each round's order, one line each
 	sed -n 's/^ *"order": "\(.*\)",$/\1/p' "$1/summary.json" | grep -v '^per round'
 }
-for o in o1 o2 o3; do
-	seed=42
-	[ $o = o3 ] && seed=43
+for o in o1 o2; do
 	"$CB" --mode=destructive,inplace --size=4K,8K,12K --iterations=2 \
-		--warmup=1 --rounds=2 --order-seed=$seed --out="$work/$o" \
+		--warmup=1 --rounds=2 --order-seed=42 --out="$work/$o" \
 		>"$work/$o.txt" 2>&1
 done
 order "$work/o1" >"$work/o1.order"
 order "$work/o2" >"$work/o2.order"
-order "$work/o3" >"$work/o3.order"
 sed 's/^/# seed 42: /' "$work/o1.order"
-sed 's/^/# seed 43: /' "$work/o3.order"
 [ "$(wc -l <"$work/o1.order")" -eq 2 ] && cmp -s "$work/o1.order" "$work/o2.order"
 ok $? "the same --order-seed runs the cells in the same order"
 grep -q '"order_seed": 42,' "$work/o1/summary.json"
 ok $? "summary.json records the order seed"
-! cmp -s "$work/o1.order" "$work/o3.order"
-ok $? "another seed, another order"
+[ "$(sed -n 1p "$work/o1.order")" != "$(sed -n 2p "$work/o1.order")" ]
+ok $? "the two rounds run the sizes in different orders (seed 42)"
 # every size's two modes back to back, the first alternating across the run
 tr ',' '\n' <"$work/o1.order" | sed 's/^ *//' | awk '
 	{ size[NR] = $1; mode[NR] = $2 }
@@ -146,7 +142,11 @@ ok $? "per size the two modes run back to back, which first alternates (ABBA)"
 [ "$(tr ',' '\n' <"$work/o1.order" | head -n 6 | sort | uniq | wc -l)" -eq 6 ]
 ok $? "each round runs every (mode, size) once"
 
-# --- work counts: exact within a run and across runs
+# --- work counts: exact within a run and across runs. Automatic NUMA
+# balancing (the debug VM fakes two nodes) unmaps the VMM's memory now
+# and then: KVM's flushes for it are not a conversion's work. Off here.
+nb=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null)
+[ -n "$nb" ] && echo 0 >/proc/sys/kernel/numa_balancing
 for c in c1 c2; do
 	"$CB" --mode=destructive,inplace --size=4K,64K --iterations=10 \
 		--rounds=1 --counts --out="$work/$c" >"$work/$c.txt" 2>&1
@@ -154,8 +154,8 @@ for c in c1 c2; do
 done
 grep -A 10 '^work per conversion' "$work/c1.txt" | sed 's/^/# /'
 # IPIs depend on what else runs on the other CPU: not compared
-grep '^  [a-z]' "$work/c1.txt" | grep ' exits ' | sed 's/ ipis [^ ]*\( \[[^]]*\]\)*//' >"$work/c1.work"
-grep '^  [a-z]' "$work/c2.txt" | grep ' exits ' | sed 's/ ipis [^ ]*\( \[[^]]*\]\)*//' >"$work/c2.work"
+grep '^  [a-z]' "$work/c1.txt" | grep ' exits ' | sed 's/ ipis [^ ]*\( \[[^]]*\]\)*//' | sort >"$work/c1.work"
+grep '^  [a-z]' "$work/c2.txt" | grep ' exits ' | sed 's/ ipis [^ ]*\( \[[^]]*\]\)*//' | sort >"$work/c2.work"
 [ $rc -eq 0 ] && [ "$(wc -l <"$work/c1.work")" -eq 8 ] && cmp -s "$work/c1.work" "$work/c2.work"
 ok $? "--counts: two runs count the same work per conversion (but IPIs)"
 ! grep -q '\[' "$work/c1.work"
@@ -167,6 +167,7 @@ ok $? "--counts: destructive allocates, frees, zeroes and copies a page per 4K; 
 	--no-preserve >"$work/np.txt" 2>&1
 grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 ' "$work/np.txt"
 ok $? "--no-preserve: the guest's touch writes, one NPT fault per page (no zero page)"
+[ -n "$nb" ] && echo "$nb" >/proc/sys/kernel/numa_balancing
 
 # --- traces: contexts per cell and phase, tidy files
 "$CB" --mode=destructive,inplace --size=4K --iterations=10 --rounds=2 \
