@@ -223,7 +223,8 @@ void print_trace(FILE *f, const struct run *r)
 		return;
 	}
 	text_wrap(f, "", "", "Exclusive of nested probed calls (shmem_fallocate "
-		  "and shmem_convert_range call memfile_notifier_invalidate). "
+		  "and shmem_convert_range call memfile_notifier_invalidate); "
+		  "a size's to-shared and to-private conversions together. "
 		  "Stars are scaled per column: compare shapes, read the counts "
 		  "for volume.");
 	hist_init(&empty, CT_HIST_SUB_BITS);

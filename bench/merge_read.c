@@ -13,6 +13,7 @@
 #include "csvw.h"
 #include "merge.h"
 #include "samples.h"
+#include "units.h"
 
 /* clock.env: KEY=VALUE lines (values without quotes) */
 static void read_clock(struct boot *b, const char *path)
@@ -56,6 +57,38 @@ static struct jv *load_opt(const char *dir, const char *sub)
 	return access(path, R_OK) ? NULL : jsonr_load(path, err, sizeof(err));
 }
 
+/*
+ * What samples.csv does not say about a cell, from the round's
+ * summary.json: its wall time, conversions run, warm-up, THP setting
+ */
+static void cells_from_summary(struct cell_result *res, size_t n,
+			       const struct jv *sum)
+{
+	const struct jv *cells = jv_get(sum, "cells");
+	char sz[32];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		size_str(res[i].p.size, sz, sizeof(sz));
+		for (j = 0; j < jv_len(cells); j++) {
+			const struct jv *c = jv_at(cells, j);
+
+			if (strcmp(jv_str(jv_get(c, "mode"), ""),
+				   conv_mode_name(res[i].p.mode)) ||
+			    strcmp(jv_str(jv_get(c, "size"), ""), sz))
+				continue;
+			/* both directions of a cell carry the cell's values */
+			res[i].wall_s = jv_num(jv_get(c, "wall_s"), 0);
+			res[i].conversions = jv_num(jv_get(c, "conversions_run"),
+						    res[i].conversions);
+			res[i].p.warmup = jv_num(jv_get(c, "warmup"), 0);
+			snprintf(res[i].thp, sizeof(res[i].thp), "%s",
+				 jv_str(jv_get(c, "shmem_thp"), ""));
+			break;
+		}
+	}
+}
+
 static void read_boot(struct boot *b, const char *dir)
 {
 	char path[4096], err[200];
@@ -72,6 +105,7 @@ static void read_boot(struct boot *b, const char *dir)
 		b->valid = false;
 	}
 	b->plain_sum = load_opt(dir, "plain");
+	cells_from_summary(b->plain, b->nplain, b->plain_sum);
 	b->traced_sum = load_opt(dir, "traced");
 	b->counts_sum = load_opt(dir, "counts");
 	snprintf(path, sizeof(path), "%s/traced/samples.csv", dir);

@@ -10,7 +10,7 @@
 #   bench/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]
 #
-# Environment: BENCH_ROUNDS (5), BENCH_ITERATIONS (1000 per cell and
+# Environment: BENCH_ROUNDS (5), BENCH_ITERATIONS (600 per cell and
 # round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
 # BENCH_ORDER_SEED (random), BENCH_HYPERFINE (1: whole runs, last boot),
 # BENCH_TIMEOUT (seconds per boot, 1500).
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 rounds=${BENCH_ROUNDS:-5}
-iterations=${BENCH_ITERATIONS:-1000}
+iterations=${BENCH_ITERATIONS:-600}
 sizes=${BENCH_SIZES:-4K,64K,2M}
 count_iters=${BENCH_COUNT_ITERATIONS:-20}
 root=results

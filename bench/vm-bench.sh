@@ -9,7 +9,7 @@
 # at the start and the end let the host check the guest's TSC.
 #   vm-bench.sh SIZES ITERATIONS ROUND ORDER_SEED HYPERFINE(0|1) COUNT_ITERATIONS
 sizes=${1:-4K,64K,2M}
-iters=${2:-1000}
+iters=${2:-600}
 round=${3:-0}
 seed=${4:-1}
 hf=${5:-0}
