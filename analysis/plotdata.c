@@ -10,7 +10,8 @@
  *   cdf-M-S-D.dat     total_us fraction_at_or_below (samples.csv, <= ~2000
  *                     points)
  *   phases-S.dat      per (dir, mode): the phases' medians, cumulated
- *   ratio.dat         size_bytes size dir p50 lo hi p99 lo hi
+ *   ratio.dat         size_bytes size dir p50 lo hi p90 lo hi (NaN where
+ *                     summary.json withholds a tail ratio)
  *   ratio-D.dat       the same for one direction, by size
  *   trace-S.dat       top probes: us and calls per conversion, per mode
  * Statistics come from summary.json; samples.csv and hist.csv give only
@@ -252,7 +253,7 @@ static const char *num(double v, char *buf)
 
 static void write_ratios(const struct run *r, const char *dir)
 {
-	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p99 p99_lo p99_hi\n";
+	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p90 p90_lo p90_hi\n";
 	FILE *all = open_in(dir, "ratio.dat"), *f[RUN_NR_DIRS];
 	char name[64], sz[32];
 	size_t i;
@@ -277,7 +278,8 @@ static void write_ratios(const struct run *r, const char *dir)
 				     (unsigned long long)r->sizes[i],
 				     size_str(r->sizes[i], sz, sizeof(sz)),
 				     run_dir_name[d]);
-			for (p = 0; p < 3; p += 2) {
+			/* p50 and p90: p99 ratios are mostly withheld */
+			for (p = 0; p < 2; p++) {
 				const struct jv *x = jv_get(q, run_pct_name[p]);
 				bool shown = jv_bool(jv_get(x, "shown"), false);
 
