@@ -195,13 +195,24 @@ int summary_write(FILE *f, const struct report *r,
 	jsonw_init(&w, f);
 	jsonw_obj_open(&w);
 	jsonw_key(&w, "provenance");
+	jsonw_obj_open(&w);
 	if (r->provenance) {
-		jv_write(&w, r->provenance);
+		/* a boot's (--merge), with each boot's measured TSC rate */
+		for (k = 0; k < r->provenance->n &&
+		     r->provenance->type == JV_OBJ; k++) {
+			jsonw_key(&w, r->provenance->keys[k]);
+			jv_write(&w, &r->provenance->items[k]);
+		}
+		jsonw_key(&w, "tsc_khz_measured_per_boot");
+		jsonw_arr_open(&w);
+		for (k = 0; k < r->nrounds; k++)
+			jsonw_double(&w, r->rounds[k].tsc_khz_measured > 0 ?
+				     r->rounds[k].tsc_khz_measured : NAN);
+		jsonw_arr_close(&w);
 	} else {
-		jsonw_obj_open(&w);
 		provenance_write(&w, r->env);
-		jsonw_obj_close(&w);
 	}
+	jsonw_obj_close(&w);
 	json_method(&w, r);
 	json_rounds(&w, r);
 	jsonw_key(&w, "unavailable");
