@@ -108,7 +108,14 @@ static void print_setup(FILE *f, const struct run *r)
 	text_wrap(f, "", "  ", buf);
 	for (i = 0; i < jv_len(rounds); i++) {
 		const struct jv *x = jv_at(rounds, i);
+		const struct jv *clock = jv_get(x, "clock");
 
+		if (!jv_bool(jv_get(clock, "checked"), true)) {
+			snprintf(buf, sizeof(buf), "note: round %.0f's clock was "
+				 "not checked: %s", jv_num(jv_get(x, "round"), 0),
+				 jv_str(jv_get(clock, "unchecked_why"), "?"));
+			text_wrap(f, "", "  ", buf);
+		}
 		if (jv_bool(jv_get(x, "valid"), true))
 			continue;
 		snprintf(buf, sizeof(buf), "note: round %.0f left out: %s",

@@ -154,6 +154,7 @@ for r in 0 1 2; do
 	printf 'valid=1\ntsc_khz=2600000\ntsc_khz_measured=2599990\ndeviation_pct=-0.0004\nclocksource=tsc\n' > "$b/clock.env"
 done
 printf 'valid=0\nwhy=the guest TSC ran 1.2%% slow\ntsc_khz=2600000\n' > "$boots/boot-2/clock.env"
+printf 'valid=1\nchecked=0\nwhy=the console delivered the start marks in a burst\n' > "$boots/boot-1/clock.env"
 
 # --- merge
 run=$tmp/2026-12-03-6.1.192-abc1234
@@ -197,6 +198,9 @@ grep -q '^method: 3 rounds (2 valid), sizes shuffled per round (order seed 99)' 
 result $? "method: rounds, valid rounds, the order seed; the round left out"
 grep -q '^note: emulated timings: compare ratios, not absolute us$' "$rep"
 result $? "TCG run: the emulated-timings note"
+grep -q "^note: round 1's clock was not checked: the console delivered the" "$rep" &&
+	grep -q '"checked": false' "$run/summary.json"
+result $? "a boot whose clock could not be checked stays in, and says so"
 cells=$(grep -cE '^  (destructive|inplace) +120 +[0-9.]+ \[60\] +[0-9.]+ \[12\] +[0-9.]+ \[2\]$' "$rep")
 [ "$cells" -eq 8 ]
 result $? "8 cells: n 120, p50/p90/p99 each with the samples beyond it ($cells)"

@@ -91,25 +91,35 @@ int clock_mark_print(const char *label, FILE *f)
 {
 	struct timespec ts, gap = { 0, CLOCK_MARK_GAP_MS * 1000000L };
 	long khz = kvm_tsc_khz();
-	int i, unstable = tsc_unstable();
+	int i, kmsg, unstable = tsc_unstable();
 	char cs[64];
 	uint64_t tsc;
 
 	read_word("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		  cs, sizeof(cs));
+	kmsg = getenv("CONVBENCH_CLOCK_KMSG") ?
+	       open("/dev/kmsg", O_WRONLY | O_CLOEXEC) : -1;
 	for (i = 0; i < CLOCK_MARK_LINES; i++) {
+		char line[512];
+
 		if (i)
 			nanosleep(&gap, NULL);
 		tsc = rdtsc();
 		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-		fprintf(f, "CONVBENCH-CLOCK %s tsc=%llu raw_ns=%llu tsc_khz=%ld "
-			"clocksource=%s tsc_early_khz=%ld tsc_unstable=%d\n",
-			label, (unsigned long long)tsc,
-			(unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
-			khz > 0 ? khz : 0, cs, cmdline_tsc_early_khz(),
-			unstable);
+		snprintf(line, sizeof(line), "CONVBENCH-CLOCK %s tsc=%llu "
+			 "raw_ns=%llu tsc_khz=%ld clocksource=%s "
+			 "tsc_early_khz=%ld tsc_unstable=%d", label,
+			 (unsigned long long)tsc,
+			 (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
+			 khz > 0 ? khz : 0, cs, cmdline_tsc_early_khz(),
+			 unstable);
+		/* an error-level record: printed even with "quiet" */
+		if (kmsg < 0 || dprintf(kmsg, "<3>%s\n", line) < 0)
+			fprintf(f, "%s\n", line);
 		fflush(f);
 	}
+	if (kmsg >= 0)
+		close(kmsg);
 	if (khz <= 0)
 		fprintf(stderr, "convbench: --clock-mark: KVM_GET_TSC_KHZ: %s\n",
 			strerror((int)-khz));

@@ -11,8 +11,13 @@
  * with), the clocksource, tsc_early_khz from the command line (0 when
  * absent) and whether the kernel log says the TSC is unstable. The VM
  * runner stamps such lines with the host's clock as they arrive on the
- * console. The console's latency jumps now and then (a busy host, the
- * first lines of a boot): a mark is CLOCK_MARK_LINES lines,
+ * console. A user program's console output is interrupt driven and has
+ * been seen held back for a whole boot under TCG, then flushed at once:
+ * with CONVBENCH_CLOCK_KMSG=1 in the environment the lines go to
+ * /dev/kmsg as error-level records instead, which the kernel writes to
+ * the console synchronously (bench/vm-bench.sh sets it). The console's
+ * latency still jumps now and then (a busy host): a mark is
+ * CLOCK_MARK_LINES lines,
  * CLOCK_MARK_GAP_MS apart, and bench/run-bench.sh takes the median
  * offset of each group, then the TSC rate between the groups.
  */

@@ -378,6 +378,7 @@ static struct report_round *rounds_of(const struct merge *m)
 		snprintf(rr[i].order, sizeof(rr[i].order), "%s",
 			 jv_str(jv_get(r0, "order"), ""));
 		rr[i].invalid = !b->valid;
+		rr[i].clock_unchecked = b->valid && b->unchecked;
 		snprintf(rr[i].why, sizeof(rr[i].why), "%s", b->why);
 		rr[i].tsc_khz = b->tsc_khz;
 		rr[i].tsc_khz_measured = b->tsc_khz_measured;

@@ -7,7 +7,7 @@
  *   DIR/boot-K/traced/   the same with --trace (optional)
  *   DIR/boot-K/counts/   convbench --counts (optional)
  *   DIR/boot-K/clock.env the host's clock check of the boot (optional):
- *                        valid=1|0 why=... tsc_khz= tsc_khz_measured=
+ *                        valid=1|0 checked=1|0 why=... tsc_khz= tsc_khz_measured=
  *                        deviation_pct= clocksource= tsc_messages=
  *
  * A boot whose clock check failed, or whose untraced round is missing,
@@ -40,7 +40,8 @@ int merge_run(const struct env *env);
 struct boot {
 	unsigned int k;			/* boot-K */
 	bool valid;
-	char why[256];			/* why not valid */
+	bool unchecked;			/* the clock check could not be made */
+	char why[256];			/* why not valid, or unchecked */
 	double tsc_khz, tsc_khz_measured, deviation_pct;
 	char clocksource[32];
 	char tsc_messages[256];

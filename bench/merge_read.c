@@ -32,6 +32,8 @@ static void read_clock(struct boot *b, const char *path)
 		v = eq + 1;
 		if (!strcmp(line, "valid") && !strcmp(v, "0"))
 			b->valid = false;
+		else if (!strcmp(line, "checked") && !strcmp(v, "0"))
+			b->unchecked = true;
 		else if (!strcmp(line, "why"))
 			snprintf(b->why, sizeof(b->why), "%s", v);
 		else if (!strcmp(line, "tsc_khz"))

@@ -26,7 +26,8 @@ struct report_round {
 	uint32_t round;
 	char order[512];	/* "2M destructive, 2M inplace, 4K inplace, ..." */
 	bool invalid;		/* left out of every statistic */
-	char why[256];		/* why invalid */
+	bool clock_unchecked;	/* make bench could not check its clock */
+	char why[256];		/* why invalid, or unchecked */
 	/* make bench's clock check of the boot (0 / "" when none) */
 	double tsc_khz, tsc_khz_measured, clock_dev_pct;
 	char clocksource[32];

@@ -168,9 +168,16 @@ static void json_rounds(struct jsonw *w, const struct report *r)
 		jsonw_kv_str(w, "order", x->order);
 		jsonw_kv_bool(w, "valid", !x->invalid);
 		jsonw_kv_str(w, "invalid_why", x->invalid ? x->why : NULL);
-		if (x->tsc_khz > 0) {
+		if (x->clock_unchecked) {
 			jsonw_key(w, "clock");
 			jsonw_obj_open(w);
+			jsonw_kv_bool(w, "checked", false);
+			jsonw_kv_str(w, "unchecked_why", x->why);
+			jsonw_obj_close(w);
+		} else if (x->tsc_khz > 0) {
+			jsonw_key(w, "clock");
+			jsonw_obj_open(w);
+			jsonw_kv_bool(w, "checked", true);
 			jsonw_kv_double(w, "tsc_khz", x->tsc_khz);
 			jsonw_kv_double(w, "tsc_khz_measured",
 					x->tsc_khz_measured);

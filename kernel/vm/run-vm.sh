@@ -34,8 +34,9 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
 
 stdout carries the command's output; run-vm messages go to stderr.
 DIR gets console.log, vm.env and the files the command left in /out;
-clock.log gets every CONVBENCH-CLOCK line of the command's output with
-the host's time of its arrival (host_s=SECONDS, convbench --clock-mark).
+clock.log gets every CONVBENCH-CLOCK line of the command's output (or of
+the kernel's, through /dev/kmsg) with the host's time of its arrival
+(host_s=SECONDS, convbench --clock-mark).
 Exit: COMMAND's status, 2 bad usage, 124 guest hung, 125 kernel panic/oops,
 126 no exit status came back (QEMU or guest init failed).
 Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
@@ -266,9 +267,9 @@ set +e
 	}
 	# the host clock when a clock mark arrives (make bench checks the
 	# guest TSC against it, bench/clock_mark.h)
-	inside && /^CONVBENCH-CLOCK / {
+	inside && (i = index($0, "CONVBENCH-CLOCK ")) {
 		"date +%s.%N" | getline t; close("date +%s.%N")
-		print "host_s=" t, $0 >clockf; fflush(clockf)
+		print "host_s=" t, substr($0, i) >clockf; fflush(clockf)
 	}
 	inside { print; fflush(); next }
 	verbose { print >"/dev/stderr"; fflush("/dev/stderr") }
