@@ -87,7 +87,6 @@ static void work_read(struct worker *w, struct work_snap *now)
 	struct rusage ru;
 
 	kvm_stats_read(&w->stats);
-	kvm_stats_read(&w->cell->vm_stats);
 	getrusage(RUSAGE_THREAD, &ru);
 	*now = (struct work_snap) {
 		/*
@@ -98,8 +97,6 @@ static void work_read(struct worker *w, struct work_snap *now)
 			 stat_of(&w->stats, "irq_exits"),
 		.pf_taken = stat_of(&w->stats, "pf_taken"),
 		.pf_fixed = stat_of(&w->stats, "pf_fixed"),
-		.tlb_req = stat_of(&w->cell->vm_stats,
-				   "remote_tlb_flush_requests"),
 		.faults = ru.ru_minflt + ru.ru_majflt,
 	};
 }
@@ -121,7 +118,6 @@ static void work_mark(struct worker *w, uint64_t k, const struct work_snap *now)
 		c->exits = now->exits - w->snap.exits;
 		c->npt_faults = now->pf_taken - w->snap.pf_taken;
 		c->npt_fixed = now->pf_fixed - w->snap.pf_fixed;
-		c->tlb_flush_requests = now->tlb_req - w->snap.tlb_req;
 		c->host_faults = now->faults - w->snap.faults;
 	}
 	w->snap = *now;

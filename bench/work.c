@@ -32,6 +32,7 @@ static int counter_of(enum work_count c)
 	case WC_PAGES_FREED:	return CTC_PAGES_FREED;
 	case WC_PAGES_ZEROED:	return CTC_PAGES_ZEROED;
 	case WC_IPIS:		return CTC_IPIS;
+	case WC_TLB_FLUSH_REQ:	return CTC_TLB_FLUSHES;
 	default:		return -1;
 	}
 }
@@ -43,8 +44,7 @@ static uint64_t conv_field(const struct conv_work *w, enum work_count c)
 	case WC_NPT_FAULTS:	return w->npt_faults;
 	case WC_NPT_FIXED:	return w->npt_fixed;
 	case WC_HOST_FAULTS:	return w->host_faults;
-	case WC_BYTES_COPIED:	return w->bytes_copied;
-	default:		return w->tlb_flush_requests;
+	default:		return w->bytes_copied;
 	}
 }
 

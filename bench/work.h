@@ -6,10 +6,12 @@
  *
  *   from KVM's binary statistics and the vCPU thread (every conversion,
  *   struct conv_work): exits, npt_faults (guest page faults KVM took),
- *   npt_fixed, tlb_flush_requests, host_faults (page faults of the vCPU
- *   thread, KVM's get_user_pages() included), bytes_copied (the guest);
+ *   npt_fixed, host_faults (page faults of the vCPU thread, KVM's
+ *   get_user_pages() included), bytes_copied (the guest);
  *   from BPF counters (per cell and direction, bpf/convtrace.h):
- *   pages_allocated, pages_freed, pages_zeroed, ipis, spte_4k, spte_2m.
+ *   pages_allocated, pages_freed, pages_zeroed, tlb_flush_requests (the
+ *   process's own: KVM's VM-wide counter also has those of kcompactd
+ *   migrating pages in the background), ipis, spte_4k, spte_2m.
  *
  * Each count is a mean per recorded conversion; for the per-conversion
  * ones min and max say whether every conversion did the same work

@@ -168,13 +168,6 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 				"setting up private memory: %s%s",
 				strerror(-r), c->conv.detail), r;
 
-	if (p->counts) {
-		r = kvm_stats_open(&c->vm_stats, c->vm->fd);
-		if (r)
-			return snprintf(res->error, sizeof(res->error),
-					"--counts: KVM's VM statistics: %s",
-					strerror(-r)), r;
-	}
 	max_iters = p->warmup + (p->iterations ? p->iterations : MAX_SAMPLES / 2);
 	for (i = 0; i < p->vcpus; i++) {
 		struct worker *w = &c->w[i];
@@ -363,8 +356,7 @@ out:
 		if (p->counts && c->w[i].stats.names)
 			kvm_stats_close(&c->w[i].stats);
 	}
-	if (p->counts && c->vm_stats.names)
-		kvm_stats_close(&c->vm_stats);
+
 	cell_free(c);
 	pthread_cond_destroy(&c->gate);
 	pthread_mutex_destroy(&c->gate_lock);

@@ -115,7 +115,6 @@ struct conv_work {
 	uint64_t exits;		/* VM exits but external interrupts' */
 	uint64_t npt_faults;	/* guest page faults KVM took ("pf_taken") */
 	uint64_t npt_fixed;	/* of them, mapped ("pf_fixed") */
-	uint64_t tlb_flush_requests;	/* VM "remote_tlb_flush_requests" */
 	uint64_t host_faults;	/* the vCPU thread's page faults (GUP too) */
 	uint64_t bytes_copied;	/* by the guest, aside and back */
 };

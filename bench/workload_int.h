@@ -18,7 +18,7 @@
 
 /* what --counts reads at each conversion's start (bench/vcpu_worker.c) */
 struct work_snap {
-	uint64_t exits, pf_taken, pf_fixed, tlb_req, faults;
+	uint64_t exits, pf_taken, pf_fixed, faults;
 };
 
 /* why the watchdog stopped a vCPU thread */
@@ -58,7 +58,6 @@ struct cell {
 	const struct cell_params *p;
 	struct kvm_vm *vm;
 	struct conv_ctx conv;
-	struct kvm_stats vm_stats;	/* --counts */
 	uint32_t max_exits;
 	/* start gate: vCPU threads wait here until all exist (or abort) */
 	pthread_mutex_t gate_lock;

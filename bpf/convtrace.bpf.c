@@ -450,6 +450,13 @@ int BPF_PROG(cnt_first_use, struct inode *inode, unsigned long index)
 	return 0;
 }
 
+SEC("fentry/kvm_flush_remote_tlbs")
+int BPF_PROG(cnt_tlb_flush, struct kvm *kvm)
+{
+	count(CTC_TLB_FLUSHES, 1);
+	return 0;
+}
+
 SEC("fentry/native_send_call_func_ipi")
 int BPF_PROG(cnt_ipi_mask, const struct cpumask *mask)
 {

@@ -56,6 +56,9 @@ enum ct_tp {
  *                 fallocated folio that shmem clears on first use
  *   IPIS          interprocessor interrupts sent (call-function, single
  *                 and reschedule IPIs, one per target CPU)
+ *   TLB_FLUSHES   KVM remote TLB flushes the traced process asked for
+ *                 (kvm_flush_remote_tlbs(); not those of kcompactd or
+ *                 other threads, which KVM's VM-wide counter includes)
  *   SPTE_4K..1G   leaf SPTEs KVM installed, by level
  *                 (kvmmmu:kvm_mmu_set_spte)
  */
@@ -64,6 +67,7 @@ enum ct_counter {
 	CTC_PAGES_FREED,
 	CTC_PAGES_ZEROED,
 	CTC_IPIS,
+	CTC_TLB_FLUSHES,
 	CTC_SPTE_4K,
 	CTC_SPTE_2M,
 	CTC_SPTE_1G,

@@ -26,7 +26,8 @@ enum plan { PLAN_NONE, PLAN_FENTRY, PLAN_KPROBE };
 /* the work counters' programs (convtrace.bpf.c, --counts) */
 enum {
 	CP_PAGE_ALLOC, CP_PAGE_FREE, CP_SET_SPTE, CP_CLEAR_HUGE, CP_ZERO_RANGE,
-	CP_FIRST_USE, CP_IPI_MASK, CP_IPI_SINGLE, CP_IPI_RESCHED, NR_CP
+	CP_FIRST_USE, CP_IPI_MASK, CP_IPI_SINGLE, CP_IPI_RESCHED, CP_TLB_FLUSH,
+	NR_CP
 };
 
 struct probe {

@@ -81,6 +81,7 @@ static const struct {
 	[CP_IPI_SINGLE] = { "cnt_ipi_single",
 			    "native_send_call_func_single_ipi" },
 	[CP_IPI_RESCHED] = { "cnt_ipi_resched", "native_smp_send_reschedule" },
+	[CP_TLB_FLUSH] = { "cnt_tlb_flush", "kvm_flush_remote_tlbs" },
 };
 
 static const char *const rt_names[NR_RT] = {
