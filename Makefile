@@ -80,6 +80,7 @@ kernel-debug: deps
 # again at build time, after make kernel)
 KERNEL_OUT := $(shell kernel/build.sh --print 2>/dev/null)
 
+include lib/Makefile.inc
 include bpf/Makefile.inc
 include bench/Makefile.inc
 include analysis/Makefile.inc

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * convreport: a convbench run folder as a plain-text report to paste
- * into an email (every line at most 72 columns): the setup, median and
- * p99 per cell with the inplace/destructive ratio and its bootstrap CI,
- * and the kernel functions' latency histograms of both modes side by
- * side (from convtrace's trace.csv). Written to RUN/report.txt
- * (replaced atomically) and to stdout.
+ * into an email (every line at most 72 columns): the setup and method,
+ * per cell the pooled p50/p90/p99 with the samples beyond each, the
+ * inplace/destructive ratios with their 95% CIs over rounds and the
+ * per-round ratios, the work each conversion does, the probes'
+ * overhead and the kernel functions' histograms. Every number is one
+ * that convbench wrote into summary.json: nothing is recomputed here.
+ * Written to RUN/report.txt (replaced atomically) and to stdout;
+ * --plot-data writes the gnuplot tables instead.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,52 +23,23 @@
 #include <sys/stat.h>
 
 #include "atomic_file.h"
-#include "convtrace.h"
-#include "hist.h"
-#include "options.h"
-#include "runfiles.h"
-#include "stats.h"
+#include "report.h"
 #include "text.h"
-
-#define RPT_MAX_SIZES	64
-#define CI_CONF		0.95
-#define DEFAULT_CAP	5000
+#include "units.h"
 
 static const char usage[] =
 "Usage: convreport [OPTIONS] RUN_FOLDER\n"
 "Write RUN_FOLDER/report.txt (and print it): a convbench run as plain\n"
-"text for an email, every line at most 72 columns: setup, median and\n"
-"p99 per cell, inplace/destructive ratios with 95% bootstrap CIs, and\n"
-"the BPF histograms of the probed kernel functions for both modes.\n"
+"text for an email, every line at most 72 columns, from the statistics\n"
+"convbench wrote into summary.json (and trace.csv's histograms,\n"
+"hyperfine.json's whole-run timings).\n"
 "\n"
-"  -s, --seed=N         bootstrap seed (default 1, convbench's default)\n"
-"  -n, --max-samples=N  at most N samples per side in the bootstrap, a\n"
-"                       random subset when there are more (default 5000)\n"
-"  -q, --quiet          do not print the report, only write it\n"
-"  -h, --help           this text\n"
+"  --plot-data   write RUN_FOLDER/plots/data/ for analysis/*.gp instead\n"
+"  -q, --quiet   do not print the report, only write it\n"
+"  -h, --help    this text\n"
 "\n"
-"Reads samples.csv (required), summary.json (provenance), trace.csv and\n"
-"hyperfine.json when present.\n"
-"Exit status: 0 ok, 1 no samples.csv or no samples in it, or the report\n"
+"Exit status: 0 ok, 1 no summary.json, no cells in it, or the report\n"
 "could not be written, 2 bad usage.\n";
-
-/* the functions the series' cost is argued about (bpf/README.md) */
-static const char *const hist_funcs[] = {
-	"memfile_notifier_invalidate",
-	"kvm_faultin_pfn_private",
-	"shmem_fallocate",
-	NULL,
-};
-
-struct rpt_env {
-	const char *run;
-	uint64_t seed;
-	size_t cap;
-	bool quiet;
-};
-
-/* ------------------------------------------------------------------ */
-/* setup                                                               */
 
 /* drop the marketing from a CPU name: (R), (TM), "CPU", "@ 2.90GHz" */
 static void short_cpu(char *s)
@@ -82,468 +57,176 @@ static void short_cpu(char *s)
 			memmove(p, p + strlen(*j), strlen(p + strlen(*j)) + 1);
 }
 
-static void print_setup(FILE *f, const struct rpt_env *env,
-			const struct run_samples *s, const char *json)
+static void print_setup(FILE *f, const struct run *r)
 {
-	char kernel[96] = "?", accel[32] = "?", cpu[128] = "?", qemu[64] = "";
-	char series[64] = "", config[64] = "", ver[64] = "", date[48] = "";
-	char buf[512], name[256];
-	const char *base;
-	size_t len;
+	const struct jv *method = jv_get(r->sum, "method");
+	const struct jv *rounds = jv_get(r->sum, "rounds");
+	const struct jv *c0 = jv_at(jv_get(r->sum, "cells"), 0);
+	char cpu[128], buf[512], name[256];
+	const char *accel = run_prov(r, "accel", "?"), *base;
+	size_t len, i;
 
-	run_json_str(json, "kernel_release", kernel, sizeof(kernel));
-	run_json_str(json, "accel", accel, sizeof(accel));
-	run_json_str(json, "cpu_model", cpu, sizeof(cpu));
-	run_json_str(json, "qemu_version", qemu, sizeof(qemu));
-	run_json_str(json, "series_sha", series, sizeof(series));
-	run_json_str(json, "config_sha", config, sizeof(config));
-	run_json_str(json, "convbench_version", ver, sizeof(ver));
-	run_json_str(json, "date", date, sizeof(date));
-
-	/* the folder's own name: results/<date>-<kernel>-<hash> */
-	snprintf(name, sizeof(name), "%s", env->run);
+	snprintf(name, sizeof(name), "%s", r->dir);
 	len = strlen(name);
 	while (len > 1 && name[len - 1] == '/')
 		name[--len] = '\0';
 	base = strrchr(name, '/');
-	base = base ? base + 1 : name;
-	text_line(f, "convbench run %s", base);
+	text_line(f, "convbench run %s", base ? base + 1 : name);
 
-	/* one line: shorter forms until it fits */
+	snprintf(cpu, sizeof(cpu), "%s", run_prov(r, "cpu_model", "?"));
 	snprintf(buf, sizeof(buf), "setup: kernel %s, accel %s, CPU %s",
-		 kernel, accel, cpu);
+		 run_prov(r, "kernel_release", "?"), accel, cpu);
 	if (strlen(buf) > TEXT_COLS) {
 		short_cpu(cpu);
 		snprintf(buf, sizeof(buf), "setup: kernel %s, accel %s, CPU %s",
-			 kernel, accel, cpu);
+			 run_prov(r, "kernel_release", "?"), accel, cpu);
 	}
 	if (strlen(buf) > TEXT_COLS)
-		snprintf(buf, sizeof(buf), "setup: %s, %s, %s", kernel, accel,
-			 cpu);
+		snprintf(buf, sizeof(buf), "setup: %s, %s, %s",
+			 run_prov(r, "kernel_release", "?"), accel, cpu);
 	text_line(f, "%s", buf);
+	snprintf(buf, sizeof(buf), "QEMU %s, series %.12s, config %.12s, "
+		 "convbench %s, %s", run_prov(r, "qemu_version", "?"),
+		 run_prov(r, "series_sha", "?"), run_prov(r, "config_sha", "?"),
+		 run_prov(r, "convbench_version", "?"),
+		 run_prov(r, "date", "?"));
+	text_wrap(f, "", "  ", buf);
+	if (c0) {
+		snprintf(buf, sizeof(buf), "workload: %s trigger, %s, %.0f vCPU%s",
+			 jv_str(jv_get(c0, "trigger"), "?"),
+			 jv_bool(jv_get(c0, "preserve"), true) ? "preserve" :
+			 "no-preserve", jv_num(jv_get(c0, "vcpus"), 1),
+			 jv_num(jv_get(c0, "vcpus"), 1) > 1 ? "s" : "");
+		text_line(f, "%s", buf);
+	}
+	snprintf(buf, sizeof(buf), "method: %.0f rounds (%.0f valid), sizes "
+		 "shuffled per round (order seed %.0f), modes ABBA; 95%% CIs "
+		 "are t intervals over rounds",
+		 jv_num(jv_get(method, "rounds"), 0),
+		 jv_num(jv_get(method, "rounds_valid"), 0),
+		 jv_num(jv_get(method, "order_seed"), 0));
+	text_wrap(f, "", "  ", buf);
+	for (i = 0; i < jv_len(rounds); i++) {
+		const struct jv *x = jv_at(rounds, i);
+		const struct jv *clock = jv_get(x, "clock");
 
-	buf[0] = '\0';
-	if (qemu[0])
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 "QEMU %s,", qemu);
-	if (series[0])
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " series %.12s,", series);
-	if (config[0])
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " config %.12s,", config);
-	if (ver[0])
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " convbench %s,", ver);
-	if (date[0])
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 " %s,", date);
-	if (buf[0]) {
-		buf[strlen(buf) - 1] = '\0';	/* the last comma */
+		if (!jv_bool(jv_get(clock, "checked"), true)) {
+			snprintf(buf, sizeof(buf), "note: round %.0f's clock was "
+				 "not checked: %s", jv_num(jv_get(x, "round"), 0),
+				 jv_str(jv_get(clock, "unchecked_why"), "?"));
+			text_wrap(f, "", "  ", buf);
+		}
+		if (jv_bool(jv_get(x, "valid"), true))
+			continue;
+		snprintf(buf, sizeof(buf), "note: round %.0f left out: %s",
+			 jv_num(jv_get(x, "round"), 0),
+			 jv_str(jv_get(x, "invalid_why"), "?"));
 		text_wrap(f, "", "  ", buf);
 	}
-	if (!s->ncells)
-		goto notes;
-	snprintf(buf, sizeof(buf), "workload: %s trigger, %s, %u vCPU%s",
-		 s->trigger[0] ? s->trigger : "?",
-		 !strcmp(s->preserve, "1") ? "preserve" :
-		 !strcmp(s->preserve, "0") ? "no-preserve" :
-		 s->preserve[0] ? "preserve mixed" : "preserve ?",
-		 s->vcpus ? s->vcpus : 1, s->vcpus > 1 ? "s" : "");
-	text_line(f, "%s", buf);
-notes:
 	if (!strcasecmp(accel, "tcg"))
 		text_line(f, "note: emulated timings: compare ratios, not absolute us");
-	/* more than 1 %: say so, phase splits across clocks are suspect */
-	if (s->clock_skew * 100 > s->clock_rows) {
-		snprintf(buf, sizeof(buf), "note: in %zu of %zu conversions the "
-			 "host handler (host clock) outlasted the guest's whole "
-			 "exit round trip (guest clock): the clocks disagree, "
-			 "trust totals and ratios over phase splits",
-			 s->clock_skew, s->clock_rows);
-		text_wrap(f, "", "  ", buf);
-	}
-	if (!json)
-		text_line(f, "note: no summary.json: provenance unknown");
 }
 
-/* ------------------------------------------------------------------ */
-/* the table                                                           */
-
-static uint64_t mix(uint64_t *x)
+/* "94.68 [2500]": a percentile and the samples beyond it */
+static const char *pct_cell(const struct jv *tot, int p, char *buf,
+			    size_t len)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	char us[32], key[32];
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	snprintf(key, sizeof(key), "%s_beyond", run_pct_name[p]);
+	snprintf(buf, len, "%s [%.0f]",
+		 text_us(jv_num(jv_get(tot, run_pct_name[p]), NAN), us,
+			 sizeof(us)), jv_num(jv_get(tot, key), 0));
+	return buf;
 }
 
-/*
- * v itself when n <= cap, else a malloc'd random subset of cap samples
- * (partial Fisher-Yates, fixed seed); *out_n is the size used.
- */
-static double *capped(const double *v, size_t n, size_t cap, uint64_t seed,
-		      size_t *out_n, bool *owned)
+static void print_ratio(FILE *f, const struct jv *q, int p)
 {
-	double *c, t;
-	size_t i, j;
+	const struct jv *x = jv_get(q, run_pct_name[p]);
+	const struct jv *rounds = jv_get(x, "per_round");
+	char buf[256], *w = buf;
+	size_t i;
 
-	*owned = false;
-	*out_n = n;
-	if (n <= cap)
-		return (double *)v;
-	c = malloc(n * sizeof(*c));
-	if (!c)
-		return NULL;
-	memcpy(c, v, n * sizeof(*c));
-	for (i = 0; i < cap; i++) {
-		j = i + mix(&seed) % (n - i);
-		t = c[i];
-		c[i] = c[j];
-		c[j] = t;
-	}
-	*owned = true;
-	*out_n = cap;
-	return c;
-}
-
-struct ratio {
-	double p50, p99, lo50, hi50, lo99, hi99;
-	bool ok, ci;
-};
-
-/* inplace over destructive, as bench/report.c (seed, seed + 1) */
-static void ratio_of(const struct rpt_env *env, const struct run_cell *de,
-		     const struct run_cell *in, struct ratio *r, bool *capped_any)
-{
-	double m_de, m_in, q_de, q_in, *a, *b;
-	size_t na, nb;
-	bool oa, ob;
-
-	memset(r, 0, sizeof(*r));
-	if (!de || !in || !de->n || !in->n ||
-	    stats_median(de->total_ns, de->n, &m_de) ||
-	    stats_median(in->total_ns, in->n, &m_in) ||
-	    stats_percentile(de->total_ns, de->n, 99, &q_de) ||
-	    stats_percentile(in->total_ns, in->n, 99, &q_in) ||
-	    m_de <= 0 || q_de <= 0)
-		return;
-	r->p50 = m_in / m_de;
-	r->p99 = q_in / q_de;
-	r->ok = true;
-	if (de->n < 2 || in->n < 2)
-		return;
-	a = capped(de->total_ns, de->n, env->cap, env->seed, &na, &oa);
-	b = capped(in->total_ns, in->n, env->cap, env->seed + 2, &nb, &ob);
-	if (a && b &&
-	    !stats_bootstrap_ratio_ci(a, na, b, nb, 50, STATS_BOOTSTRAP_REPS,
-				      CI_CONF, env->seed, &r->lo50, &r->hi50) &&
-	    !stats_bootstrap_ratio_ci(a, na, b, nb, 99, STATS_BOOTSTRAP_REPS,
-				      CI_CONF, env->seed + 1, &r->lo99,
-				      &r->hi99))
-		r->ci = true;
-	*capped_any |= oa || ob;
-	if (oa)
-		free(a);
-	if (ob)
-		free(b);
-}
-
-static void print_cell(FILE *f, const char *size, const char *dir,
-		       enum run_mode m, const struct run_cell *c)
-{
-	double p50 = 0, p99 = 0;
-	char a[32], b[32];
-
-	if (!c || !c->n) {
-		text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", size, dir,
-		     run_mode_name[m], "0", "-", "-");
+	if (!jv_bool(jv_get(x, "shown"), false)) {
+		text_line(f, "  in/de %s   not shown: %.0f and %.0f samples beyond, "
+			  "< 50", run_pct_name[p],
+			  jv_num(jv_get(x, "beyond_inplace"), 0),
+			  jv_num(jv_get(x, "beyond_destructive"), 0));
 		return;
 	}
-	stats_median(c->total_ns, c->n, &p50);
-	stats_percentile(c->total_ns, c->n, 99, &p99);
-	text_line(f, "%-4s  %-10s  %-11s %7zu  %12s %12s", size, dir,
-	     run_mode_name[m], c->n, text_us(p50, a, sizeof(a)),
-	     text_us(p99, b, sizeof(b)));
-}
-
-static void print_table(FILE *f, const struct rpt_env *env, struct run_samples *s)
-{
-	uint64_t sizes[RPT_MAX_SIZES];
-	size_t nsz, i;
-	bool capped_any = false, any_ratio = false;
-	char sz[32], buf[400];
-	int d;
-
-	bool has[RUN_NR_MODES] = { false };
-
-	/* a mode the run did not measure at all gets no rows */
-	for (i = 0; i < s->ncells; i++)
-		has[s->cells[i].mode] = true;
-	nsz = run_sizes(s, sizes, RPT_MAX_SIZES);
-	fputc('\n', f);
-	text_line(f, "Latency per conversion (request to range usable), us");
-	fputc('\n', f);
-	text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "size", "direction",
-	     "mode", "n", "p50 us", "p99 us");
-	text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "----", "----------",
-	     "-----------", "-------", "------------", "------------");
-	for (i = 0; i < nsz; i++) {
-		size_str(sizes[i], sz, sizeof(sz));
-		for (d = 0; d < RUN_NR_DIRS; d++) {
-			struct run_cell *de, *in;
-			struct ratio r;
-			char a[32], b[32];
-
-			de = run_find_cell(s, RUN_DESTRUCTIVE, sizes[i], d);
-			in = run_find_cell(s, RUN_INPLACE, sizes[i], d);
-			if (!de && !in)
-				continue;
-			if (has[RUN_DESTRUCTIVE])
-				print_cell(f, sz, run_dir_name[d],
-					   RUN_DESTRUCTIVE, de);
-			if (has[RUN_INPLACE])
-				print_cell(f, has[RUN_DESTRUCTIVE] ? "" : sz,
-					   has[RUN_DESTRUCTIVE] ? "" :
-					   run_dir_name[d], RUN_INPLACE, in);
-			if (!has[RUN_DESTRUCTIVE] || !has[RUN_INPLACE])
-				continue;
-			ratio_of(env, de, in, &r, &capped_any);
-			if (!r.ok) {
-				text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "",
-				     "", "in/de", "", "n/a", "n/a");
-				fputc('\n', f);
-				continue;
-			}
-			any_ratio = true;
-			snprintf(a, sizeof(a), "%.3f", r.p50);
-			snprintf(b, sizeof(b), "%.3f", r.p99);
-			text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "",
-			     "in/de", "", a, b);
-			if (r.ci) {
-				snprintf(a, sizeof(a), "%.3f..%.3f", r.lo50,
-					 r.hi50);
-				snprintf(b, sizeof(b), "%.3f..%.3f", r.lo99,
-					 r.hi99);
-			} else {
-				snprintf(a, sizeof(a), "n/a");
-				snprintf(b, sizeof(b), "n/a");
-			}
-			text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "",
-			     "  95% CI", "", a, b);
-			fputc('\n', f);
-		}
-	}
-	if (!any_ratio) {
-		fputc('\n', f);
-		text_wrap(f, "", "", "No inplace/destructive ratio: each size and "
-		     "direction needs samples of both modes.");
-		return;
-	}
-	snprintf(buf, sizeof(buf), "in/de: inplace p50 (p99) over destructive "
-		 "p50 (p99), below 1 = inplace faster. 95%% CI: percentile "
-		 "bootstrap, %u resamples, seed %llu", STATS_BOOTSTRAP_REPS,
-		 (unsigned long long)env->seed);
-	if (capped_any)
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 ", from a random %zu samples per side where there "
-			 "are more", env->cap);
-	strncat(buf, ".", sizeof(buf) - strlen(buf) - 1);
-	text_wrap(f, "", "", buf);
-}
-
-/* ------------------------------------------------------------------ */
-/* kernel functions                                                    */
-
-static void print_calls(FILE *f, const char *label,
-			const struct run_trace_hist *h)
-{
-	char a[32];
-
-	if (!h || !h->count)
-		text_line(f, "  %s no calls", label);
+	if (isnan(jv_num(jv_get(x, "ci95_lo"), NAN)))
+		text_line(f, "  in/de %s   %.3f  (no CI: one round)",
+			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN));
 	else
-		text_line(f, "  %s %llu calls, mean %s us", label,
-		     (unsigned long long)h->count,
-		     text_us(h->sum_ns / h->count, a, sizeof(a)));
+		text_line(f, "  in/de %s   %.3f  95%% CI %.3f..%.3f",
+			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN),
+			  jv_num(jv_get(x, "ci95_lo"), NAN),
+			  jv_num(jv_get(x, "ci95_hi"), NAN));
+	for (i = 0; i < jv_len(rounds) && i < 12; i++)
+		w += sprintf(w, " %.3f", jv_num(jv_get(jv_at(rounds, i),
+							"ratio"), NAN));
+	if (jv_len(rounds) > 1)
+		text_wrap(f, "    rounds   ", "             ", buf + 1);
 }
 
-static void print_func(FILE *f, struct run_trace *t, const char *func)
+static void print_table(FILE *f, const struct run *r)
 {
-	uint64_t sizes[RPT_MAX_SIZES];
-	size_t nsz = 0, i, j;
-	const char *why;
-	char sz[48], a[32];
-
-	for (i = 0; i < t->nrows; i++) {
-		if (strcmp(t->rows[i].probe, func))
-			continue;
-		for (j = 0; j < nsz && sizes[j] != t->rows[i].size; j++)
-			;
-		if (j == nsz && nsz < RPT_MAX_SIZES)
-			sizes[nsz++] = t->rows[i].size;
-	}
-	if (!nsz) {
-		why = run_trace_missing(t, func);
-		fputc('\n', f);
-		if (why)
-			text_line(f, "%s: not traced (%s)", func, why);
-		else
-			text_line(f, "%s: no calls recorded", func);
-		return;
-	}
-	/* ascending, "all sizes" (0) first */
-	for (i = 1; i < nsz; i++)
-		for (j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
-			uint64_t x = sizes[j];
-
-			sizes[j] = sizes[j - 1];
-			sizes[j - 1] = x;
-		}
-	for (i = 0; i < nsz; i++) {
-		struct run_trace_hist *hd, *hi, *hu;
-		struct hist empty;
-
-		hd = run_trace_find(t, func, RUN_DESTRUCTIVE, sizes[i]);
-		hi = run_trace_find(t, func, RUN_INPLACE, sizes[i]);
-		hu = run_trace_find(t, func, RUN_MODE_UNNAMED, sizes[i]);
-		hist_init(&empty, CT_HIST_SUB_BITS);
-		if (sizes[i])
-			snprintf(sz, sizeof(sz), "%s conversions",
-				 size_str(sizes[i], a, sizeof(a)));
-		else
-			snprintf(sz, sizeof(sz), "all sizes");
-		if (hd || hi) {
-			fputc('\n', f);
-			text_line(f, "%s, %s, ns per call", func, sz);
-			print_calls(f, "destructive:", hd);
-			print_calls(f, "inplace:    ", hi);
-			if ((hd && hist_count(&hd->h)) ||
-			    (hi && hist_count(&hi->h)))
-				hist_print_log2_pair(f, hd ? &hd->h : &empty,
-						     hi ? &hi->h : &empty,
-						     "destructive", "inplace",
-						     "nsecs");
-		}
-		if (hu) {
-			fputc('\n', f);
-			text_line(f, "%s, %s, ns per call,", func, sz);
-			text_line(f, "both modes together (the trace's contexts name "
-			     "no mode)");
-			print_calls(f, "all:", hu);
-			text_hist(f, &hu->h);
-		}
-	}
-}
-
-static void print_trace(FILE *f, const char *run)
-{
-	char path[4096], err[512];
-	struct run_trace t;
-	const char *const *fn;
-	int r;
+	char sz[32], a[32], b[32], c[32];
+	bool any_ratio = false;
+	size_t i;
+	int d, m;
 
 	fputc('\n', f);
-	text_line(f, "Kernel functions per call (convtrace BPF histograms)");
-	snprintf(path, sizeof(path), "%s/trace.csv", run);
-	r = run_read_trace(path, hist_funcs, &t, err, sizeof(err));
-	if (r == -ENOENT) {
-		text_line(f, "no trace.csv (tracing unavailable): histograms skipped");
-		return;
-	}
-	if (r) {
-		text_wrap(f, "", "  ", err);
-		return;
-	}
-	text_wrap(f, "", "", "Stars are scaled per column: compare shapes, "
-	     "and read the counts for volume.");
-	for (fn = hist_funcs; *fn; fn++)
-		print_func(f, &t, *fn);
-	run_free_trace(&t);
-}
+	text_line(f, "Latency per conversion (request to range usable), us,");
+	text_line(f, "all rounds pooled; [samples beyond the percentile]");
+	for (i = 0; i < r->nsizes; i++) {
+		size_str(r->sizes[i], sz, sizeof(sz));
+		for (d = 0; d < RUN_NR_DIRS; d++) {
+			const struct jv *q;
+			bool any = false;
 
-static void print_hyperfine(FILE *f, const char *run)
-{
-	struct run_hyperfine h[8];
-	char path[4096];
-	size_t n, i;
+			for (m = 0; m < RUN_NR_MODES; m++)
+				any |= run_cell(r, m, r->sizes[i], d) != NULL;
+			if (!any)
+				continue;
+			fputc('\n', f);
+			text_line(f, "%-4s %-10s %6s %15s %15s %15s", sz,
+				  run_dir_name[d], "n", "p50", "p90", "p99");
+			for (m = 0; m < RUN_NR_MODES; m++) {
+				const struct jv *cell = run_cell(r, m,
+							r->sizes[i], d);
+				const struct jv *tot = jv_get(cell, "total_ns");
 
-	snprintf(path, sizeof(path), "%s/hyperfine.json", run);
-	n = run_read_hyperfine(path, h, 8);
-	if (!n)
-		return;
-	fputc('\n', f);
-	text_line(f, "Whole convbench runs (hyperfine), wall time:");
-	for (i = 0; i < n; i++) {
-		text_wrap(f, "  $ ", "      ", h[i].command);
-		text_line(f, "    mean %.3f s +- %.3f s, %u runs", h[i].mean_s,
-		     h[i].stddev_s, h[i].runs);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-
-static int parse_args(int argc, char **argv, struct rpt_env *env)
-{
-	static const struct option opts[] = {
-		{ "seed", required_argument, NULL, 's' },
-		{ "max-samples", required_argument, NULL, 'n' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	unsigned long long v;
-	struct stat st;
-	char *end;
-	int c;
-
-	env->seed = 1;
-	env->cap = DEFAULT_CAP;
-	while ((c = getopt_long(argc, argv, "s:n:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-		case 'n':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' ||
-			    (c == 'n' && (v < 2 || v > UINT32_MAX))) {
-				fprintf(stderr, "convreport: --%s=%s: expected "
-					"%s\n", c == 's' ? "seed" : "max-samples",
-					optarg, c == 's' ? "a whole number" :
-					"a whole number from 2");
-				return 2;
+				if (!cell)
+					continue;
+				text_line(f, "  %-13s %6.0f %15s %15s %15s",
+					  run_mode_name[m],
+					  jv_num(jv_get(tot, "n"), 0),
+					  pct_cell(tot, 0, a, sizeof(a)),
+					  pct_cell(tot, 1, b, sizeof(b)),
+					  pct_cell(tot, 2, c, sizeof(c)));
 			}
-			if (c == 's')
-				env->seed = v;
-			else
-				env->cap = v;
-			break;
-		case 'q':
-			env->quiet = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			fputs(usage, stderr);
-			return 2;
+			q = run_ratio(r, r->sizes[i], d);
+			if (!q)
+				continue;
+			any_ratio = true;
+			for (m = 0; m < 3; m++)
+				print_ratio(f, q, m);
 		}
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "convreport: expected one RUN_FOLDER\n%s",
-			usage);
-		return 2;
+	fputc('\n', f);
+	if (!any_ratio) {
+		text_wrap(f, "", "", "No inplace/destructive ratio: each size "
+			  "and direction needs samples of both modes.");
+		return;
 	}
-	env->run = argv[optind];
-	if (stat(env->run, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "convreport: %s: not a folder\n", env->run);
-		return 2;
-	}
-	return 0;
+	text_wrap(f, "", "", "in/de: inplace over destructive (below 1: "
+		  "inplace faster), the geometric mean of the per-round "
+		  "ratios; 95% CI: Student t over rounds, on the log ratio. "
+		  "A tail ratio only where at least 50 samples lie beyond "
+		  "it in each mode.");
 }
 
-/* RUN/report.txt, replaced whole or not at all */
 static int write_report(const char *run, const char *text, size_t len)
 {
 	struct atomic_file af;
@@ -564,54 +247,80 @@ static int write_report(const char *run, const char *text, size_t len)
 
 int main(int argc, char **argv)
 {
-	struct rpt_env env = { 0 };
-	struct run_samples s;
-	char path[4096], err[512], *json, *text = NULL;
+	static const struct option opts[] = {
+		{ "plot-data", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool quiet = false, plot = false;
+	char err[512], *text = NULL;
+	struct run r;
+	struct stat st;
 	size_t len = 0;
 	FILE *f;
-	int r;
+	int c, ret;
 
-	r = parse_args(argc, argv, &env);
-	if (r)
-		return r < 0 ? 0 : r;
-	snprintf(path, sizeof(path), "%s/samples.csv", env.run);
-	r = run_read_samples(path, &s, err, sizeof(err));
-	if (r) {
-		fprintf(stderr, "convreport: %s\n", r == -ENOENT ?
-			"no samples.csv in the run folder" : err);
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'P':
+			plot = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "convreport: expected one RUN_FOLDER\n%s", usage);
+		return 2;
+	}
+	if (stat(argv[optind], &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "convreport: %s: not a folder\n", argv[optind]);
+		return 2;
+	}
+	if (run_load(&r, argv[optind], err, sizeof(err))) {
+		fprintf(stderr, "convreport: %s\n", err);
 		return 1;
 	}
-	if (s.bad_rows)
-		fprintf(stderr, "convreport: %s: %zu rows skipped (not "
-			"mode,size,direction,...,total_ns)\n", path,
-			s.bad_rows);
-	snprintf(path, sizeof(path), "%s/summary.json", env.run);
-	json = run_slurp(path);
-
+	if (!jv_len(jv_get(r.sum, "cells"))) {
+		fprintf(stderr, "convreport: %s: no cells in summary.json\n",
+			argv[optind]);
+		run_free(&r);
+		return 1;
+	}
+	if (plot) {
+		ret = plot_data(&r);
+		run_free(&r);
+		return ret ? 1 : 0;
+	}
 	f = open_memstream(&text, &len);
 	if (!f) {
 		perror("convreport");
+		run_free(&r);
 		return 1;
 	}
-	print_setup(f, &env, &s, json);
-	if (s.ncells) {
-		print_table(f, &env, &s);
-		print_trace(f, env.run);
-		print_hyperfine(f, env.run);
-	} else {
-		fputc('\n', f);
-		text_line(f, "no conversions recorded (samples.csv has no samples)");
-	}
+	print_setup(f, &r);
+	print_table(f, &r);
+	print_work(f, &r);
+	print_overhead(f, &r);
+	print_trace(f, &r);
+	print_hyperfine(f, &r);
 	if (fclose(f)) {
 		perror("convreport");
+		run_free(&r);
 		return 1;
 	}
-	r = write_report(env.run, text, len);
-	if (!env.quiet)
+	ret = write_report(r.dir, text, len);
+	if (!quiet)
 		fwrite(text, 1, len, stdout);
 	free(text);
-	free(json);
-	r = r || !s.ncells;
-	run_free_samples(&s);
-	return r ? 1 : 0;
+	run_free(&r);
+	return ret ? 1 : 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reading a convbench run folder for convreport: samples.csv into cells
- * of total_ns, provenance strings of summary.json, convtrace's trace.csv
- * into histograms, hyperfine.json's means. The formats are the ones
- * bench/report.c, bench/jsonw.c, bpf/trace_out.c and hyperfine write;
- * nothing here is a general CSV or JSON parser.
+ * A convbench run folder as convreport reads it. Every statistic comes
+ * from summary.json (written by bench/: convbench, or convbench --merge
+ * for make bench); the other files give what is not a statistic: the
+ * histogram buckets of trace.csv and hist.csv, the samples of
+ * samples.csv for CDF plots, hyperfine.json's whole-run timings.
  */
 #ifndef CONVBENCH_RUNFILES_H
 #define CONVBENCH_RUNFILES_H
@@ -14,94 +14,73 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "jsonr.h"
 
 enum run_mode { RUN_DESTRUCTIVE, RUN_INPLACE, RUN_NR_MODES };
-/* trace rows whose context names no mode (convtrace -- convbench) */
-#define RUN_MODE_UNNAMED	RUN_NR_MODES
 enum run_dir { RUN_TO_SHARED, RUN_TO_PRIVATE, RUN_NR_DIRS };
 
 extern const char *const run_mode_name[RUN_NR_MODES];
 extern const char *const run_dir_name[RUN_NR_DIRS];
+extern const char *const run_pct_name[3];	/* p50, p90, p99 */
 
-/* one (mode, size, direction): total_ns of every recorded conversion */
-struct run_cell {
-	enum run_mode mode;
-	uint64_t size;
-	enum run_dir dir;
-	double *total_ns;
-	size_t n, cap;
+struct run {
+	const char *dir;
+	struct jv *sum;			/* summary.json */
+	const struct jv *prov;		/* its provenance */
+	uint64_t sizes[64];		/* of the cells, ascending */
+	size_t nsizes;
+	bool has_mode[RUN_NR_MODES];
 };
 
-struct run_samples {
-	struct run_cell *cells;
-	size_t ncells, cap;
-	size_t rows;		/* data rows read */
-	size_t bad_rows;	/* rows that did not parse (skipped) */
-	char trigger[16];	/* first row's, or "mixed" */
-	char preserve[8];	/* "1", "0" or "mixed" */
-	unsigned int vcpus;	/* highest vcpu + 1 */
-	/*
-	 * Rows where the host handler (host clock) took longer than the
-	 * guest's whole exit round trip (guest clock) that contains it: the
-	 * two clocks disagree. Out of clock_rows with both columns.
-	 */
-	size_t clock_skew, clock_rows;
-};
+/* 0, or -errno with err[] saying why (no summary.json, not JSON) */
+int run_load(struct run *r, const char *dir, char *err, size_t errlen);
+void run_free(struct run *r);
 
-/* 0; -ENOENT if there is no such file; other -errno, err[] says why */
-int run_read_samples(const char *path, struct run_samples *s,
-		     char *err, size_t errlen);
-/* the cell or NULL */
-struct run_cell *run_find_cell(struct run_samples *s, enum run_mode m,
-			       uint64_t size, enum run_dir d);
-/* distinct sizes, ascending, at most max; returns how many */
-size_t run_sizes(const struct run_samples *s, uint64_t *sizes, size_t max);
-void run_free_samples(struct run_samples *s);
+/* summary.json's cell / ratio of (mode, size, dir), or NULL */
+const struct jv *run_cell(const struct run *r, enum run_mode m, uint64_t size,
+			  enum run_dir d);
+const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d);
+/* a string of the provenance, or dflt */
+const char *run_prov(const struct run *r, const char *key, const char *dflt);
+/* mode and direction names back to enums; -1 if not one */
+int run_mode_of(const char *s);
+int run_dir_of(const char *s);
 
 /*
- * The first string value of "key" in a JSON file's text (bench/jsonw.c
- * writes provenance first, so the first is provenance's), unescaped into
- * buf; false if absent, null or not a string.
+ * trace.csv's buckets of one probe and (mode, size), over the
+ * conversion phases (to-shared and to-private): exclusive times.
  */
-bool run_json_str(const char *text, const char *key, char *buf, size_t len);
-/* the whole file, NUL-terminated, or NULL (errno set) */
-char *run_slurp(const char *path);
-
-/* a probe's calls in one (mode, size) of trace.csv, summed over contexts */
 struct run_trace_hist {
 	char probe[64];
-	unsigned int mode;	/* enum run_mode or RUN_MODE_UNNAMED */
-	uint64_t size;		/* 0: the contexts did not name a size */
-	uint64_t count;
-	double sum_ns;
-	struct hist h;		/* bpf/convtrace.h's CT_HIST_SUB_BITS */
+	enum run_mode mode;
+	uint64_t size;
+	struct hist h;
 };
 
 struct run_trace {
 	struct run_trace_hist *rows;
 	size_t nrows, cap;
-	char (*missing)[2][96];	/* "# missing,NAME,REASON" lines */
-	size_t nmissing;
 };
 
-/* 0, -ENOENT, or -errno; only the probes in names[] (NULL-terminated) */
-int run_read_trace(const char *path, const char *const *names,
-		   struct run_trace *t, char *err, size_t errlen);
+/* 0, -ENOENT without trace.csv, other -errno with err[] */
+int run_read_trace(const char *dir, struct run_trace *t, char *err,
+		   size_t errlen);
 struct run_trace_hist *run_trace_find(struct run_trace *t, const char *probe,
-				      unsigned int mode, uint64_t size);
-/* why probe was not traced, or NULL */
-const char *run_trace_missing(const struct run_trace *t, const char *probe);
+				      enum run_mode m, uint64_t size);
 void run_free_trace(struct run_trace *t);
 
-/* hyperfine --export-json: one whole-run result per command */
-struct run_hyperfine {
-	char command[160];
-	double mean_s, stddev_s;
-	unsigned int runs;
+/* total_ns of every sample of one cell of samples.csv, sorted */
+struct run_cdf {
+	enum run_mode mode;
+	uint64_t size;
+	enum run_dir dir;
+	double *v;
+	size_t n, cap;
 };
 
-/* how many results were read into r[0..max) (0 when absent or bad) */
-size_t run_read_hyperfine(const char *path, struct run_hyperfine *r,
-			  size_t max);
+/* every cell's samples: 0, or -errno (err[]) */
+int run_read_cdfs(const char *dir, struct run_cdf **c, size_t *n, char *err,
+		  size_t errlen);
+void run_free_cdfs(struct run_cdf *c, size_t n);
 
 #endif /* CONVBENCH_RUNFILES_H */

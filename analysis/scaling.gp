@@ -3,8 +3,8 @@
 # How the cost grows with the size converted: median and p99 per
 # conversion against size (log-log) for both modes, one column per
 # direction; below, the ratio inplace / destructive of the medians and of
-# the p99s with their 95% bootstrap CIs (summary.json's; without it the
-# ratios are drawn without CI). A ratio below 1: inplace is faster.
+# the p90s with their 95% CIs over rounds (summary.json's; a p90 ratio
+# it withholds is not drawn). A ratio below 1: inplace is faster.
 #
 #   gnuplot -e "run='results/DIR'" analysis/scaling.gp
 #   gnuplot -c analysis/scaling.gp results/DIR
@@ -100,7 +100,7 @@ do for [o = 1:2] {
 			set label 2 "below 1: inplace faster" at graph 0.98, first 1 right offset 0, -0.8 tc rgb "#666666" font ",8"
 			plot 1 with lines lc rgb "#888888" dt 3 notitle, \
 			     rrows(d) using 1:4:5:6 with yerrorbars lw 1.5 pt 7 lc rgb "black" title "median ratio, 95% CI", \
-			     '' using ($1 * 1.12):7:8:9 with yerrorbars lw 1.5 pt 6 lc rgb "#777777" title "p99 ratio, 95% CI", \
+			     '' using ($1 * 1.12):7:8:9 with yerrorbars lw 1.5 pt 6 lc rgb "#777777" title "p90 ratio, 95% CI", \
 			     '' using 1:4 with lines lc rgb "black" notitle, \
 			     '' using ($1 * 1.12):7 with lines dt 2 lc rgb "#777777" notitle
 			unset label 2

@@ -1,32 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# convreport on a tiny synthetic run folder made here: report.txt is
-# written (and printed), every line fits 72 columns, the ratio table and
-# the three functions' side-by-side histograms are there with the right
-# numbers (inplace is exactly 0.7 x destructive), the TCG note, the exit
-# codes (2 bad usage, 1 no samples.csv), reruns replace the report.
-# Then every other way in that analysis/README.md documents: make report
-# and make plot, gnuplot -e and -c, convreport's -s, -n (subsampling:
-# same medians, the CI from a random subset, said so) and -h,
-# hyperfine.json, a run without summary.json, one mode only, no samples,
-# unreadable rows, plotdata.sh's CDF thinning, stamp and exit codes, and
-# the reference run in results/ (its medians are convbench's own).
+# The data path after the VM, on synthetic rounds made here: three
+# boots as make bench leaves them (untraced, traced and counting runs,
+# a clock check each; the third boot's clock is off), merged by
+# convbench --merge, then reported by convreport and plotted.
+#   - merge: the invalid boot is left out and said so, rounds and
+#     samples of the valid ones only, overhead per boot, trace files
+#     summed, work counts with whether the boots agree;
+#   - convreport: 72 columns, ASCII, report.txt == stdout, the setup and
+#     method, per cell n and p50/p90/p99 with the samples beyond each,
+#     the ratio (inplace is 0.7 x destructive in every round, up to a
+#     per-round drift) with its CI over rounds and each round's ratio,
+#     tails withheld below 50 samples beyond, the work, overhead and
+#     kernel function sections, hyperfine; its numbers are
+#     summary.json's; exit codes;
+#   - plots: convreport --plot-data tables from summary.json, every
+#     analysis/*.gp (when gnuplot is installed), make plot and report.
 #
-#   analysis/test_report.sh     (CONVREPORT=path, default build/analysis/convreport;
-#                                SAMPLES_CHECK=path: the synthetic samples
-#                                must satisfy convbench's timing invariants)
-#
-# When gnuplot is installed, every analysis/*.gp on the same folder (with
-# and without trace.csv): a PNG and an SVG each.
+#   analysis/test_report.sh   (CONVREPORT=path, CONVBENCH=path: default
+#                              build/analysis/convreport, build/bench/convbench)
 #
 # POSIX sh. TAP-like lines; the last line is "N passed, N failed[, N
 # skipped]".
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-CR=${CONVREPORT:-$HERE/../build/analysis/convreport}
-CHECK=${SAMPLES_CHECK:-}
+CR=${CONVREPORT:-$TOP/build/analysis/convreport}
+CB=${CONVBENCH:-$TOP/build/bench/convbench}
 tmp=$(mktemp -d) || exit 1
 trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
 n=0 passed=0 failed=0 skipped=0
@@ -55,163 +56,207 @@ finish() {
 	exit
 }
 
-if [ ! -x "$CR" ]; then
-	echo "# no convreport at $CR (make $CR, or set CONVREPORT)"
-	result 1 "convreport is built"
-	finish
-fi
+for b in "$CR" "$CB"; do
+	[ -x "$b" ] || { echo "# no $b (make it, or set CONVREPORT/CONVBENCH)"; result 1 "$b is built"; finish; }
+done
 
-# --- the run folder: 2 sizes x 2 directions x 2 modes, 50 samples each
-run=$tmp/2026-12-03-6.1.192-abc1234
-mkdir -p "$run"
-awk 'BEGIN {
-	print "mode,size,direction,trigger,preserve,vcpu,iter,total_ns," \
-	      "first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits,host_ns," \
-	      "host_record_ns,host_mem_ns,host_release_ns"
-	split("4096 2097152", sz, " "); split("to-shared to-private", dr, " ")
-	for (m = 0; m < 2; m++) for (s = 1; s <= 2; s++) for (d = 1; d <= 2; d++)
-	for (i = 0; i < 50; i++) {
-		base = (s == 1 ? 50000 : 5000000) * (d == 1 ? 1 : 1.2)
-		v = base * (1 + (i * 7 % 50) / 100)
-		if (m) v *= 0.7
-		# destructive --preserve copies (0.1 of the total), in place
-		# does not; the parts add up to the total, as in convbench
-		c = m ? 0 : v / 10
-		printf "%s,%d,%s,explicit,1,0,%d,%d,%d,%d,%d,%d,1,%d,%d,%d,0\n", \
-			m ? "inplace" : "destructive", sz[s], dr[d], i, v, v, \
-			c, (v - c) / 2, (v - c) / 2, v / 3, v / 9, v / 9
-	}
-}' > "$run/samples.csv"
-if [ -x "$CHECK" ]; then
-	"$CHECK" "$run/samples.csv" | sed 's/^/# /'
-	"$CHECK" "$run/samples.csv" > /dev/null
-	result $? "the synthetic samples.csv satisfies convbench's timing invariants"
-fi
-
-cat > "$run/summary.json" <<'EOF'
+# --- three boots: 2 sizes x 2 directions x 2 modes, 60 samples per cell
+boots=$tmp/boots
+samples() {	# samples ROUND FACTOR: a samples.csv on stdout
+	awk -v r="$1" -v f="$2" 'BEGIN {
+		print "round,mode,size,direction,trigger,preserve,vcpu,iter," \
+		      "total_ns,first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits," \
+		      "host_ns,host_record_ns,host_mem_ns,host_release_ns"
+		split("4K 2M", sz, " "); split("to-shared to-private", dr, " ")
+		for (m = 0; m < 2; m++) for (s = 1; s <= 2; s++) for (d = 1; d <= 2; d++)
+		for (i = 0; i < 60; i++) {
+			base = (s == 1 ? 50000 : 5000000) * (d == 1 ? 1 : 1.2) * f
+			v = base * (1 + (i * 7 % 60) / 100)
+			# inplace is 0.7 x destructive, drifting by round
+			if (m) v *= 0.7 * (1 + 0.02 * (r - 0.5))
+			c = m ? 0 : v / 10
+			printf "%d,%s,%s,%s,explicit,1,0,%d,%d,%d,%d,%d,%d,1,%d,%d,%d,0\n", \
+				r, m ? "inplace" : "destructive", sz[s], dr[d], i, v, v, \
+				c, (v - c) / 2, (v - c) / 2, v / 3, v / 9, v / 9
+		}
+	}'
+}
+summary() {	# summary ROUND: a boot's plain/summary.json on stdout
+	cat <<JSON
 {
   "provenance": {
-    "convbench_version": "abc1234",
-    "date": "2026-12-03T05:04:28Z",
+    "convbench_version": "abc1234", "date": "2026-12-03T05:04:28Z",
     "kernel_release": "6.1.192-convbench-00017-gabcdef12",
-    "kernel_version": "Linux version 6.1.192 \"quoted\" (gcc)",
-    "series_sha": "0123456789abcdef0123",
-    "config_sha": null,
-    "qemu_version": "7.2.22",
-    "accel": "tcg",
-    "cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz",
-    "argv": ["convbench", "--mode=destructive,inplace"]
+    "series_sha": "0123456789abcdef0123", "config_sha": null,
+    "qemu_version": "7.2.22", "accel": "tcg",
+    "cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"
   },
-  "cells": [],
-  "ratios_inplace_over_destructive": []
+  "method": { "rounds": 1, "order_seed": 99 },
+  "rounds": [ { "round": $1, "order": "2M destructive, 2M inplace, 4K inplace, 4K destructive" } ],
+  "cells": []
 }
-EOF
-
-# convtrace CSV: sub_bits 3 buckets; one context names no mode, one
-# probe is reported missing, and the context names are quoted once
-{
-	echo "probe,attach,context,context_name,count,sum_ns,lo_ns,hi_ns,n"
-	c=0
-	for m in destructive inplace; do
-		for s in 4K 2M; do
-			c=$((c + 1))
-			echo "shmem_fallocate,fentry,$c,$m $s to-shared,100,900000,8192,9215,60"
-			echo "shmem_fallocate,fentry,$c,$m $s to-shared,100,900000,9216,10239,40"
-			echo "memfile_notifier_invalidate,fentry,$c,\"$m $s to-shared\",50,250000,4096,4607,50"
-			echo "sys_fallocate,tp,$c,$m $s to-shared,100,1000000,8192,9215,100"
+JSON
+}
+work() {	# work IPIS: counts/summary.json, IPIs vary by boot
+	awk -v ipis="$1" 'BEGIN {
+		print "{ \"cells\": ["
+		split("4K 2M", sz, " "); split("to-shared to-private", dr, " ")
+		split("1 512", pg, " ")
+		for (m = 0; m < 2; m++) for (s = 1; s <= 2; s++) for (d = 1; d <= 2; d++) {
+			p = m ? 0 : pg[s]
+			printf "%s{ \"mode\": \"%s\", \"size\": \"%s\", \"direction\": \"%s\", \"work\": { \"exits\": { \"per_conversion\": 2 }, \"npt_faults\": { \"per_conversion\": 1 }, \"spte_4k\": { \"per_conversion\": %d }, \"spte_2m\": { \"per_conversion\": %d }, \"host_faults\": { \"per_conversion\": 1 }, \"pages_allocated\": { \"per_conversion\": %d }, \"pages_freed\": { \"per_conversion\": %d }, \"pages_zeroed\": { \"per_conversion\": %d }, \"bytes_copied\": { \"per_conversion\": %d }, \"tlb_flush_requests\": { \"per_conversion\": 1 }, \"ipis\": { \"per_conversion\": %s } } }\n", \
+				n++ ? ", " : "", m ? "inplace" : "destructive", sz[s], dr[d], \
+				s == 1, s == 2, p, p, p, m ? 0 : 2 * 4096 * pg[s], ipis
+		}
+		print "] }"
+	}'
+}
+traced() {	# traced DIR ROUND: a traced run's files
+	mkdir -p "$1"
+	samples "$2" 1.1 > "$1/samples.csv"
+	{
+		echo "probe,mode,size,phase,low_ns,high_ns,count"
+		for m in destructive inplace; do
+			for s in 4K 2M; do
+				echo "shmem_fallocate,$m,$s,to-shared,8192,9215,60"
+				echo "shmem_fallocate,$m,$s,to-shared,9216,10239,40"
+				echo "shmem_fallocate,$m,$s,setup,9216,10239,1"
+				echo "memfile_notifier_invalidate,$m,$s,to-private,4096,4607,50"
+			done
 		done
-	done
-	echo "shmem_fallocate,fentry,9,,3,30000,8192,9215,3"
-	echo "kvm_userspace_exit,tp,1,destructive 4K to-shared,120,0,,,"
-	echo "# missing,kvm_faultin_pfn_private,not in BTF or kallsyms"
-} > "$run/trace.csv"
+	} > "$1/trace.csv"
+	{
+		echo "probe,attach,mode,size,phase,calls,inclusive_ns,exclusive_ns,conversions"
+		for m in destructive inplace; do
+			for s in 4K 2M; do
+				echo "shmem_fallocate,fentry,$m,$s,to-shared,100,1200000,900000,60"
+				echo "shmem_fallocate,fentry,$m,$s,setup,1,10000,10000,0"
+				echo "memfile_notifier_invalidate,fentry,$m,$s,to-private,50,250000,250000,60"
+			done
+		done
+	} > "$1/trace-totals.csv"
+	cat > "$1/summary.json" <<JSON
+{ "trace": { "set": "default", "timing": "exclusive",
+    "probes": [ { "probe": "memfile_notifier_invalidate", "attach": "fentry", "not_traced_why": null },
+                { "probe": "kvm_faultin_pfn_private", "attach": null, "not_traced_why": "not in BTF or kallsyms" },
+                { "probe": "shmem_fallocate", "attach": "fentry", "not_traced_why": null },
+                { "probe": "shmem_convert_range", "attach": "fentry", "not_traced_why": null } ],
+    "contexts": [ { "context": "destructive 4K to-shared", "hits": 360, "conversions": 60 } ] } }
+JSON
+}
+for r in 0 1 2; do
+	b=$boots/boot-$r
+	mkdir -p "$b/plain" "$b/counts"
+	samples $r 1 > "$b/plain/samples.csv"
+	summary $r > "$b/plain/summary.json"
+	traced "$b/traced" $r
+	work "0.$r" > "$b/counts/summary.json"
+	printf 'valid=1\ntsc_khz=2600000\ntsc_khz_measured=2599990\ndeviation_pct=-0.0004\nclocksource=tsc\n' > "$b/clock.env"
+done
+printf 'valid=0\nwhy=the guest TSC ran 1.2%% slow\ntsc_khz=2600000\n' > "$boots/boot-2/clock.env"
+printf 'valid=1\nchecked=0\nwhy=the console delivered the start marks in a burst\n' > "$boots/boot-1/clock.env"
+
+# --- merge
+run=$tmp/2026-12-03-6.1.192-abc1234
+"$CB" --merge="$boots" --out="$run" > "$tmp/merge.out" 2> "$tmp/merge.err"
+rc=$?
+sed 's/^/# merge: /' "$tmp/merge.err"
+result $rc "convbench --merge of 3 boots exits 0 ($rc)"
+grep -q 'boot 2 left out: the guest TSC ran 1.2% slow' "$tmp/merge.err" &&
+	grep -q '"invalid_why": "the guest TSC ran 1.2% slow"' "$run/summary.json" &&
+	grep -q '"rounds_valid": 2' "$run/summary.json"
+result $? "the boot whose clock was off is left out, and said so"
+rows=$(($(wc -l < "$run/samples.csv") - 1))
+[ "$rows" -eq 960 ] && ! grep -q '^2,' "$run/samples.csv"
+result $? "samples.csv: the valid boots' 2 x 480 samples ($rows), none of boot 2"
+[ -s "$run/overhead.txt" ] && grep -q '"overhead_pct": 10' "$run/summary.json"
+result $? "overhead.txt and summary.json: traced 1.1 x untraced is +10%"
+grep -q '^shmem_fallocate,destructive,4K,to-shared,8192,9215,120$' "$run/trace.csv" &&
+	grep -q '^shmem_fallocate,fentry,destructive,4K,to-shared,200,2400000,1800000,120$' "$run/trace-totals.csv"
+result $? "trace.csv and trace-totals.csv: the valid boots summed"
+grep -A 6 '"ipis"' "$run/summary.json" | grep -q '"exact": false' &&
+	grep -A 6 '"pages_zeroed"' "$run/summary.json" | grep -q '"exact": true'
+result $? "work counts: exact where the boots agree, not where IPIs differ"
 
 # --- the report
 "$CR" "$run" > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?
-result $rc "convreport exits 0 on a complete run folder ($rc)"
+result $rc "convreport exits 0 on the merged run ($rc)"
 sed 's/^/# stderr: /' "$tmp/stderr"
 rep=$run/report.txt
-[ -f "$rep" ]
-result $? "report.txt is written"
 cmp -s "$rep" "$tmp/stdout"
-result $? "stdout is the same text as report.txt"
+result $? "report.txt is written, the same text as stdout"
 long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep")
 result "$long" "every line is at most 72 columns ($long longer)"
 LC_ALL=C grep -q '[^ -~]' "$rep"
 [ $? -ne 0 ]
 result $? "plain ASCII, no tabs"
-
-setup=$(grep -c '^setup: ' "$rep")
-[ "$setup" -eq 1 ]
-result $? "one setup line ($setup)"
 grep -q '^setup: .*6.1.192-convbench-00017-gabcdef12, .*tcg, .*Xeon Platinum 8375C$' "$rep"
-result $? "setup: kernel, accelerator, CPU (a long name shortened to fit)"
+result $? "setup: kernel, accelerator, CPU (shortened to fit)"
+grep -q '^method: 3 rounds (2 valid), sizes shuffled per round (order seed 99)' "$rep" &&
+	grep -q '^note: round 2 left out: the guest TSC ran 1.2% slow$' "$rep"
+result $? "method: rounds, valid rounds, the order seed; the round left out"
 grep -q '^note: emulated timings: compare ratios, not absolute us$' "$rep"
 result $? "TCG run: the emulated-timings note"
-
-grep -q '^size  direction   mode  *n  *p50 us  *p99 us$' "$rep"
-result $? "the table has its header"
-cells=$(grep -cE '^(4K|2M)? +(to-shared|to-private)? +(destructive|inplace) +50 ' "$rep")
+grep -q "^note: round 1's clock was not checked: the console delivered the" "$rep" &&
+	grep -q '"checked": false' "$run/summary.json"
+result $? "a boot whose clock could not be checked stays in, and says so"
+cells=$(grep -cE '^  (destructive|inplace) +120 +[0-9.]+ \[60\] +[0-9.]+ \[12\] +[0-9.]+ \[2\]$' "$rep")
 [ "$cells" -eq 8 ]
-result $? "8 cells (size x direction x mode), n = 50 each ($cells)"
-grep -qE '^4K    to-shared   destructive +50 +[0-9.]+ +[0-9.]+$' "$rep"
-result $? "median and p99 in us per cell"
-ratios=$(grep -cE '^ +in/de +0\.700 +0\.700$' "$rep")
+result $? "8 cells: n 120, p50/p90/p99 each with the samples beyond it ($cells)"
+p50=$(awk '/"total_ns"/ { f = 1 } f && /"p50":/ { gsub(/[^0-9.]/, "", $2); print $2; exit }' "$run/summary.json")
+grep -A 2 '^4K   to-shared' "$rep" | grep -q "^  destructive *120 *$(awk -v v="$p50" 'BEGIN { printf "%.2f", v / 1000 }') "
+result $? "the p50 printed is summary.json's ($p50 ns)"
+ratios=$(grep -cE '^  in/de p50   0\.700  95% CI 0\.[0-9]+\.\.0\.[0-9]+$' "$rep")
 [ "$ratios" -eq 4 ]
-result $? "inplace/destructive is 0.700 at p50 and p99 in all 4 ($ratios)"
-cis=$(grep -E '^ +95% CI +[0-9.]+\.\.[0-9.]+ +[0-9.]+\.\.[0-9.]+$' "$rep" |
-	awk '{ split($3, a, /\.\./); if (a[1] + 0 <= 0.7 && a[2] + 0 >= 0.7) k++ }
-	     END { print k + 0 }')
-[ "$cis" -eq 4 ]
-result $? "each median ratio has a 95% CI that holds 0.7 ($cis of 4)"
-grep -q 'bootstrap, 2000 resamples, seed 1' "$rep"
-result $? "the bootstrap is named (2000 resamples, seed)"
-
-for f in memfile_notifier_invalidate shmem_fallocate; do
-	grep -q "^$f, 4K conversions, ns per call$" "$rep"
-	result $? "$f: a histogram per size"
-done
-grep -qE '^ *nsecs +: destructive +inplace$' "$rep"
-result $? "histograms side by side: destructive | inplace"
-grep -qE '^ *8192 -> 16383 +: 100 +\|\*+\| 100 +\|\*+\|$' "$rep"
-result $? "shmem_fallocate 4K: 100 calls 8-16 us in each mode"
-grep -q '^  destructive: 100 calls, mean 9.000 us$' "$rep"
-result $? "calls and mean per call (counted once per context)"
-grep -q '^kvm_faultin_pfn_private: not traced (not in BTF or kallsyms)$' "$rep"
+result $? "each p50 ratio is 0.700 with a CI over rounds ($ratios of 4)"
+grep -E '^  in/de p50   0\.700  95% CI ' "$rep" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.7 && a[2] > 0.7)) bad = 1 } END { exit bad }'
+result $? "each CI holds 0.7"
+[ "$(grep -cE '^    rounds   0\.693 0\.707$' "$rep")" -eq 4 ]
+result $? "the per-round ratios are shown next to the pooled one"
+[ "$(grep -c '^  in/de p99   not shown: 2 and 2 samples beyond, < 50$' "$rep")" -eq 4 ]
+result $? "p99 ratios are withheld: 2 samples beyond, fewer than 50"
+grep -q '^Work per conversion' "$rep" &&
+	grep -A 3 '^2M to-shared' "$rep" | grep -qE '^  destructive +2 +1 +0/1 +1 +512/512/512 +4096 +1 +0.05\*$'
+result $? "the work table: pages, KiB copied, * where the boots differ"
+grep -qE '^destructive 4K to-shared +[0-9.]+ +\+10.0% ' "$rep"
+result $? "the overhead table: +10% per cell"
+grep -q '^shmem_fallocate, 4K conversions$' "$rep" &&
+	grep -qE '^ *nsecs +: destructive +inplace$' "$rep" &&
+	grep -q '^  destructive  1.667 calls per conversion, 9.000 us per call$' "$rep"
+result $? "kernel functions: calls per conversion, exclusive us per call, histograms side by side"
+grep -A 1 '^kvm_faultin_pfn_private$' "$rep" | grep -q 'not traced: not in BTF or kallsyms'
 result $? "a missing probe says why"
-grep -q 'sys_fallocate' "$rep"
-[ $? -ne 0 ]
-result $? "only the three functions are shown"
-grep -A 3 '^shmem_fallocate, all sizes, ns per call,$' "$rep" |
-	grep -q '^  all: 3 calls, mean 10.00 us$'
-result $? "contexts that name no mode: shown as both modes together"
+! grep -q 'setup' "$rep" || ! grep -A 6 '^shmem_fallocate, 4K' "$rep" | grep -q '101'
+result $? "setup phases are not in the conversions' histograms"
 
-# --- reruns and variants
 cp "$rep" "$tmp/first"
 "$CR" -q "$run" > "$tmp/quiet"
-rc=$?
-[ $rc -eq 0 ] && [ ! -s "$tmp/quiet" ] && cmp -s "$rep" "$tmp/first"
+cmp -s "$rep" "$tmp/first" && [ ! -s "$tmp/quiet" ]
 result $? "a rerun replaces report.txt with the same text; -q prints nothing"
 left=$(ls -A "$run" | grep -c '^\.report')
 result "$left" "no temp files left in the folder ($left)"
 
-# --- the plots, with trace.csv (then without it, below)
-plots() {	# plots RUN NAMES...
-	r=$1
-	shift
-	for g in dist cdf phases scaling bpf; do
-		gnuplot -e "run='$r'" "$HERE/$g.gp" > "$tmp/gp.out" 2>&1 ||
-			{ sed 's/^/# /' "$tmp/gp.out"; return 1; }
-	done
-	for p in "$@"; do
-		[ -s "$r/plots/$p.png" ] && [ -s "$r/plots/$p.svg" ] || {
-			echo "# no $r/plots/$p.png or .svg"; return 1; }
-	done
-}
+cat > "$run/hyperfine.json" <<'EOF2'
+{ "results": [ { "command": "convbench --mode=destructive --size=4K", "mean": 2.638, "stddev": 0.064, "times": [2.6, 2.64, 2.67] } ] }
+EOF2
+"$CR" -q "$run"
+grep -A 3 '^Whole convbench runs (hyperfine), wall time:$' "$rep" |
+	grep -q '^    mean 2.638 s +- 0.064 s, 3 runs$'
+result $? "hyperfine.json: each command with its mean, stddev and runs"
+
+# --- plot data and plots
+"$CR" --plot-data "$run"
+d=$run/plots/data
+[ "$(grep -vc '^#' "$d/stats.dat")" -eq 8 ] &&
+	awk -v p="$p50" '$1 == "destructive" && $3 == "4K" && $4 == "to-shared" { exit !($6 == p / 1000) }' "$d/stats.dat"
+result $? "--plot-data: stats.dat has the 8 cells, p50 from summary.json"
+grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* 0\.[0-9]* NaN NaN NaN$' "$d/ratio.dat" && [ -s "$d/cdf-inplace-2097152-to-private.dat" ] &&
+	[ -s "$d/hist-destructive-4096-to-shared.dat" ] && [ -s "$d/phases-4096.dat" ] &&
+	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
+result $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
 if command -v gnuplot > /dev/null; then
-	make -s -C "$TOP" --no-print-directory plot RUN="$run" \
-		> "$tmp/make.out" 2>&1
+	make -s -C "$TOP" --no-print-directory plot RUN="$run" > "$tmp/make.out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$tmp/make.out" | grep -v '\.png$\|\.svg$'
 	ok=0
@@ -221,238 +266,41 @@ if command -v gnuplot > /dev/null; then
 	done
 	[ $rc -eq 0 ] && [ $ok -eq 0 ]
 	result $? "make plot RUN=...: all five plots, PNG and SVG ($rc)"
-else
-	skip "make plot: all five plots (no gnuplot)"
-fi
-
-rm "$run/trace.csv"
-if command -v gnuplot > /dev/null; then
-	rm -rf "$run/plots"
-	plots "$run" distribution cdf phases scaling &&
-		[ ! -e "$run/plots/bpf-functions.png" ] &&
-		grep -q 'no trace.csv' "$tmp/gp.out"
-	result $? "gnuplot without trace.csv: four plots, the BPF one skipped"
-else
-	skip "gnuplot without trace.csv (no gnuplot)"
-fi
-"$CR" -q "$run"
-grep -q '^no trace.csv (tracing unavailable): histograms skipped$' "$rep"
-result $? "without trace.csv: one line says the histograms are skipped"
-
-grep -q 'clocks disagree' "$rep"
-[ $? -ne 0 ]
-result $? "consistent clocks: no clock note"
-# host_ns (column 14) longer than exit_rt_ns (11) in every row
-skew=$tmp/skew
-mkdir "$skew"
-awk -F, -v OFS=, 'NR > 1 { $14 = $11 * 2 } { print }' "$run/samples.csv" \
-	> "$skew/samples.csv"
-"$CR" -q "$skew"
-grep -q '^note: in 400 of 400 conversions the host handler' "$skew/report.txt"
-result $? "host handler longer than the guest round trip: a clock note"
-if [ -x "$CHECK" ]; then
-	"$CHECK" "$skew/samples.csv" > "$tmp/check.out"
-	[ $? -eq 1 ] && grep -q "outside the guest's exit round trip" "$tmp/check.out"
-	result $? "samples_check flags the same rows (a handler outside its round trip)"
-fi
-
-# --- the other documented ways in
-make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1
-rc=$?
-[ $rc -eq 0 ] && grep -q '^Latency per conversion' "$tmp/make.out" &&
-	grep -q '^Latency per conversion' "$run/report.txt"
-result $? "make report RUN=...: report.txt written and printed ($rc)"
-make -s -C "$TOP" --no-print-directory report > /dev/null 2> "$tmp/err"
-grep -q 'no run folder' "$tmp/err"
-result $? "make report without RUN says how to call it"
-make -s -C "$TOP" --no-print-directory plot RUN="$tmp/nowhere" > /dev/null 2> "$tmp/err"
-grep -q 'RUN=.*: not a folder' "$tmp/err"
-result $? "make plot with RUN not a folder says so"
-if command -v gnuplot > /dev/null; then
-	rm -f "$run/plots/distribution.png"
-	gnuplot -c "$HERE/dist.gp" "$run" > "$tmp/gp.out" 2>&1 &&
-		[ -s "$run/plots/distribution.png" ]
+	gnuplot -c "$HERE/dist.gp" "$run" > "$tmp/gp.out" 2>&1
 	result $? "gnuplot -c analysis/dist.gp RUN: the plot"
-	gnuplot "$HERE/cdf.gp" > "$tmp/gp.out" 2>&1
+	gnuplot "$HERE/dist.gp" > "$tmp/gp.out" 2>&1
 	rc=$?
 	[ $rc -eq 2 ] && grep -q 'usage: gnuplot' "$tmp/gp.out"
 	result $? "gnuplot without a run folder: usage, status 2 ($rc)"
 else
-	skip "gnuplot -c and usage (no gnuplot)"
+	skip "make plot, gnuplot -c, gnuplot without a folder (no gnuplot)"
 fi
 
+# --- the other ways in, and the ways out
+make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^Latency per conversion' "$tmp/make.out"
+result $? "make report RUN=...: report.txt written and printed ($rc)"
+make -s -C "$TOP" --no-print-directory report > /dev/null 2> "$tmp/err"
+grep -q 'no run folder' "$tmp/err"
+result $? "make report without RUN says how to call it"
 "$CR" -h > "$tmp/help"
 rc=$?
-[ $rc -eq 0 ] && grep -q -- '--max-samples=N' "$tmp/help"
+[ $rc -eq 0 ] && grep -q -- '--plot-data' "$tmp/help"
 result $? "-h prints the usage, exit 0 ($rc)"
-"$CR" -n 1 "$run" > /dev/null 2> "$tmp/err"
+"$CR" --bogus "$run" > /dev/null 2>&1
 rc=$?
-[ $rc -eq 2 ] && grep -q 'max-samples' "$tmp/err"
-result $? "-n 1 is refused naming --max-samples ($rc)"
-"$CR" -s -3 "$run" > /dev/null 2> "$tmp/err"
-rc=$?
-[ $rc -eq 2 ] && grep -q 'seed' "$tmp/err"
-result $? "-s -3 is refused naming --seed ($rc)"
-
-# --- subsampling (-n) and the seed (-s), on a cell of 2500 per mode
-big=$tmp/big
-mkdir "$big"
-cp "$run/summary.json" "$big/"
-awk 'BEGIN {
-	print "mode,size,direction,trigger,preserve,vcpu,iter,total_ns," \
-	      "first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits,host_ns," \
-	      "host_record_ns,host_mem_ns,host_release_ns"
-	for (m = 0; m < 2; m++) for (i = 0; i < 2500; i++) {
-		v = 100000 * (1 + (i * 37 % 2500) / 2500)
-		if (m) v *= 0.7
-		printf "%s,4096,to-shared,explicit,0,0,%d,%d,%d,0,%d,%d,1,%d,%d,%d,0\n", \
-			m ? "inplace" : "destructive", i, v, v, v / 2, v / 2, \
-			v / 3, v / 9, v / 9
-	}
-}' > "$big/samples.csv"
-rows() {	# the table's cell rows and ratio of a report
-	grep -E '^(4K)? +(to-shared)? +(destructive|inplace|in/de) ' "$1"
-}
-ci_width() {	# width of the first median CI
-	grep -E '^ +95% CI ' "$1" | head -n 1 |
-		awk '{ split($3, a, /\.\./); print a[2] - a[1] }'
-}
-"$CR" -q "$big" && cp "$big/report.txt" "$tmp/full"
-"$CR" -q -n 100 "$big" && cp "$big/report.txt" "$tmp/sub"
-"$CR" -q -n 100 "$big" && cp "$big/report.txt" "$tmp/sub2"
-"$CR" -q -n 100 -s 7 "$big" && cp "$big/report.txt" "$tmp/sub7"
-# (the note is wrapped at 72 columns)
-tr '\n' ' ' < "$tmp/sub" |
-	grep -q 'from a random 100 samples per side where there are more' &&
-	! grep -q 'from a random' "$tmp/full"
-result $? "-n 100: the CI is said to come from 100 random samples per side (not without -n)"
-rows "$tmp/full" > "$tmp/rows.full"
-rows "$tmp/sub" > "$tmp/rows.sub"
-[ -s "$tmp/rows.full" ] && cmp -s "$tmp/rows.full" "$tmp/rows.sub"
-result $? "-n 100: n, p50, p99 and the ratio still come from all 2500 samples"
-wf=$(ci_width "$tmp/full") ws=$(ci_width "$tmp/sub")
-awk -v f="$wf" -v s="$ws" 'BEGIN { exit !(f > 0 && s > 2 * f) }'
-result $? "-n 100: the median's CI is wider than from all samples ($ws vs $wf)"
-cmp -s "$tmp/sub" "$tmp/sub2"
-result $? "-n 100 twice: the same report (fixed seed)"
-grep -q 'seed 7' "$tmp/sub7" && ! cmp -s "$tmp/sub" "$tmp/sub7"
-result $? "-s 7: another subset and resampling, and the report names seed 7"
-
-# --- hyperfine.json, no summary.json, one mode, no samples, bad rows
-{
-	echo '{ "results": ['
-	echo '  { "command": "convbench --mode=destructive --size=4K",'
-	echo '    "mean": 1.1875, "stddev": 0.0247, "times": [1.1, 1.2, 1.3] },'
-	echo '  { "command": "convbench --mode=inplace --size=4K",'
-	echo '    "mean": 2.6375, "stddev": 0.0642, "times": [2.6, 2.7, 2.6] }'
-	echo '] }'
-} > "$run/hyperfine.json"
-"$CR" -q "$run"
-grep -A 5 '^Whole convbench runs (hyperfine), wall time:$' "$rep" |
-	grep -q '^    mean 2.638 s +- 0.064 s, 3 runs$' &&
-	grep -q '^  \$ convbench --mode=destructive --size=4K$' "$rep"
-result $? "hyperfine.json: each command with its mean, stddev and runs"
-
-alone=$tmp/alone
-mkdir "$alone"
-grep -v '^inplace,' "$run/samples.csv" > "$alone/samples.csv"
-"$CR" -q "$alone"
-grep -q '^note: no summary.json: provenance unknown$' "$alone/report.txt"
-result $? "no summary.json: the report says provenance is unknown"
-grep -q 'No inplace/destructive ratio' "$alone/report.txt" &&
-	! grep -qE '^ .*(inplace|in/de) ' "$alone/report.txt" &&
-	[ "$(grep -cE ' destructive +50 ' "$alone/report.txt")" -eq 4 ]
-result $? "one mode only: its 4 rows, no inplace rows, no ratio (says why)"
-
-head -n 1 "$run/samples.csv" > "$alone/samples.csv"
-"$CR" -q "$alone"
-rc=$?
-[ $rc -eq 1 ] && grep -q '^no conversions recorded' "$alone/report.txt"
-result $? "samples.csv without samples: exit 1, the report says so ($rc)"
-{ cat "$run/samples.csv"; echo "garbage,row"; echo "destructive,4096,sideways,x"; } \
-	> "$alone/samples.csv"
-"$CR" -q "$alone" 2> "$tmp/err"
-rc=$?
-[ $rc -eq 0 ] && grep -q '2 rows skipped' "$tmp/err"
-result $? "unreadable rows are skipped and counted on stderr ($rc)"
-
-# --- plotdata.sh: CDF thinning, the stamp, exit codes
-sh "$HERE/plotdata.sh" "$big"
-rc=$?
-cdf=$big/plots/data/cdf-destructive-4096-to-shared.dat
-pts=$(grep -vc '^#' "$cdf" 2>/dev/null)
-[ $rc -eq 0 ] && [ "$pts" -le 2001 ] && [ "$pts" -ge 1000 ] &&
-	[ "$(tail -n 1 "$cdf" | awk '{ print $2 }')" = 1 ]
-result $? "plotdata: a CDF of 2500 samples is thinned to $pts points, ending at 1"
-touch "$tmp/mark"
-sleep 1
-sh "$HERE/plotdata.sh" "$big"
-[ -z "$(find "$big/plots/data" -newer "$tmp/mark")" ]
-result $? "plotdata: nothing is redone while the stamp is newer than the inputs"
-touch "$big/samples.csv"
-sh "$HERE/plotdata.sh" "$big"
-[ -n "$(find "$big/plots/data" -name stats.dat -newer "$tmp/mark")" ]
-result $? "plotdata: a newer samples.csv makes the tables again"
-sh "$HERE/plotdata.sh" > /dev/null 2>&1
-rc1=$?
-sh "$HERE/plotdata.sh" "$tmp/nowhere" > /dev/null 2>&1
+"$CR" "$tmp/nope" > /dev/null 2> "$tmp/err"
 rc2=$?
-mkdir "$tmp/nosamples"
-sh "$HERE/plotdata.sh" "$tmp/nosamples" > /dev/null 2>&1
-rc3=$?
-[ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 1 ]
-result $? "plotdata: exit 2 without a folder ($rc1, $rc2), 1 without samples.csv ($rc3)"
-
-# --- the reference run: convreport's medians are convbench's own
-ref=
-for d in "$TOP"/results/*/; do
-	[ -f "$d/samples.csv" ] && [ -f "$d/summary.json" ] && ref=${d%/} && break
-done
-if [ -n "$ref" ]; then
-	copy=$tmp/$(basename "$ref")
-	mkdir "$copy"
-	cp "$ref/samples.csv" "$ref/summary.json" "$copy/"
-	"$CR" -q "$copy"
-	# mode size direction p50_ns of each cell in summary.json
-	awk -F'"' '/"mode":/ { m = $4 } /"size":/ { s = $4 }
-		/"direction":/ { d = $4 } /"total_ns":/ { t = 1 }
-		t && /"p50":/ { split($3, a, /[:,]/); print m, s, d, a[2]; t = 0 }' \
-		"$copy/summary.json" > "$tmp/json.p50"
-	# the same from the table (size and direction carry down)
-	awk '/^Latency per conversion/ { on = 1 }
-		on && / (destructive|inplace) +[0-9]+ / {
-		i = 1; if ($1 ~ /^[0-9]+[KMG]?$/) s = $(i++)
-		if ($i ~ /^to-/) d = $(i++)
-		print $i, s, d, $(i + 2) * 1000 }' "$copy/report.txt" > "$tmp/rep.p50"
-	bad=$(awk 'NR == FNR { want[$1 " " $2 " " $3] = $4; next }
-		{ k = $1 " " $2 " " $3; n++
-		  if (!(k in want) || want[k] == 0 ||
-		      ($4 - want[k]) / want[k] > 0.001 ||
-		      (want[k] - $4) / want[k] > 0.001) bad++ }
-		END { print (n ? bad + 0 : -1) }' "$tmp/json.p50" "$tmp/rep.p50")
-	cells=$(wc -l < "$tmp/rep.p50")
-	[ "$bad" = 0 ] && [ "$cells" -eq "$(wc -l < "$tmp/json.p50")" ]
-	result $? "$(basename "$ref"): every p50 in report.txt is summary.json's ($cells cells, $bad differ)"
-else
-	skip "the reference run: no results/*/ with samples.csv and summary.json"
-fi
-
-"$CR" > /dev/null 2>&1
-rc=$?
-[ $rc -eq 2 ]
-result $? "no folder: exit 2 ($rc)"
-"$CR" "$run/samples.csv" > /dev/null 2>&1
-rc=$?
-[ $rc -eq 2 ]
-result $? "a file, not a folder: exit 2 ($rc)"
-"$CR" --max-samples=x "$run" > /dev/null 2>&1
-rc=$?
-[ $rc -eq 2 ]
-result $? "a bad option value: exit 2 ($rc)"
+[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && grep -q 'not a folder' "$tmp/err"
+result $? "a bad option or a missing folder: exit 2 ($rc, $rc2)"
 mkdir "$tmp/empty"
 "$CR" "$tmp/empty" > /dev/null 2> "$tmp/err"
 rc=$?
-[ $rc -eq 1 ] && grep -q 'no samples.csv' "$tmp/err"
-result $? "a folder without samples.csv: exit 1, says so ($rc)"
-
+[ $rc -eq 1 ] && grep -q 'summary.json' "$tmp/err"
+result $? "a folder without summary.json: exit 1, says so ($rc)"
+"$CB" --merge="$tmp/empty" --out="$tmp/m2" > /dev/null 2> "$tmp/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'no boot-K folders' "$tmp/err" && [ ! -e "$tmp/m2/summary.json" ]
+result $? "--merge of a folder without boots: exit 2, nothing written ($rc)"
 finish

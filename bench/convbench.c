@@ -13,10 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock_mark.h"
 #include "invariants.h"
+#include "merge.h"
 #include "options.h"
+#include "plan.h"
 #include "report.h"
 #include "trace_hook.h"
+#include "work.h"
 #include "workload.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -25,16 +29,6 @@ static void on_signal(int sig)
 {
 	stop_signal = sig;
 	workload_request_stop();
-}
-
-static int trace_text(FILE *f, void *arg)
-{
-	return trace_hook_report(arg, f, NULL) ? -EIO : 0;
-}
-
-static int trace_csv(FILE *f, void *arg)
-{
-	return trace_hook_report(arg, NULL, f) ? -EIO : 0;
 }
 
 /* the first SIGINT/SIGTERM stops the run and keeps it, a second kills */
@@ -48,41 +42,108 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static struct cell_params params_of(const struct env *env,
+				    const struct plan_cell *pc)
+{
+	return (struct cell_params) {
+		.round = pc->round,
+		.mode = pc->mode,
+		.size = pc->size,
+		.dir_mask = env->dir_mask,
+		.trigger = env->trigger,
+		.preserve = env->preserve,
+		.vcpus = env->vcpus,
+		.warmup = env->warmup,
+		.iterations = env->iterations,
+		.duration_s = env->duration_s,
+		.seed = env->seed,
+		.stall_s = env->stall_s,
+		.max_exits = env->max_exits,
+		.inject = env->inject,
+		.verbose = env->verbose,
+		.counts = env->counts,
+	};
+}
+
+/* one cell: run it, check it (--debug), say what went wrong */
+static int run_one(const struct env *env, struct cell_params *p,
+		   struct cell_result *res)
+{
+	char why[512], sz[32];
+	uint64_t bad;
+	int r;
+
+	size_str(p->size, sz, sizeof(sz));
+	if (env->verbose)
+		fprintf(stderr, "convbench: round %u: %s %s ...\n", p->round,
+			conv_mode_name(p->mode), sz);
+	r = cell_run(p, res);
+	bad = env->debug ? inv_check_cell(res, 0, why, sizeof(why)) : 0;
+	if (bad) {
+		fprintf(stderr, "convbench: %s %s: --debug: %llu of %llu conversions break a timing invariant, the first: %s\n",
+			conv_mode_name(p->mode), sz, (unsigned long long)bad,
+			(unsigned long long)res->n, why);
+		if (!res->error[0])
+			snprintf(res->error, sizeof(res->error),
+				 "timing invariant broken: %.480s", why);
+		r = r ? r : -EPROTO;
+	}
+	if (r)
+		fprintf(stderr, "convbench: %s %s: %s\n",
+			conv_mode_name(p->mode), sz,
+			res->error[0] ? res->error : strerror(-r));
+	return r;
+}
+
+/* summary.json's rounds: the order each round ran its cells in */
+static struct report_round *rounds_of(const struct env *env,
+				      const struct plan_cell *plan,
+				      size_t nplan)
+{
+	struct report_round *rr = calloc(env->rounds, sizeof(*rr));
+	char sz[32];
+	size_t i;
+
+	for (i = 0; rr && i < env->rounds; i++)
+		rr[i].round = env->first_round + i;
+	for (i = 0; rr && i < nplan; i++) {
+		struct report_round *x = &rr[plan[i].round - env->first_round];
+		size_t len = strlen(x->order);
+
+		snprintf(x->order + len, sizeof(x->order) - len, "%s%s %s",
+			 len ? ", " : "", size_str(plan[i].size, sz, sizeof(sz)),
+			 conv_mode_name(plan[i].mode));
+	}
+	return rr;
+}
+
 int main(int argc, char **argv)
 {
-	struct cell_result *results;
+	struct cell_result *results = NULL;
+	struct report_round *rounds = NULL;
 	struct trace_hook hook = { 0 };
+	struct plan_cell *plan = NULL;
+	struct work_job work = { 0 };
+	bool modes[MODE_NR] = { false };
+	size_t nplan = 0, i, ncells = 0;
+	unsigned int m, failed = 0, unavailable = 0;
 	struct report rep;
-	char why[512], sz[32];
-	unsigned int m, i, ncells = 0, failed = 0, unavailable = 0, ran = 0;
 	struct env env;
-	uint64_t bad;
+	char why[512];
 	int r;
 
 	r = parse_options(argc, argv, &env, stdout, stderr);
 	if (r)
 		return r == 1 ? 0 : 2;
+	if (env.clock_mark)
+		return clock_mark_print(env.clock_mark, stdout) ? 1 : 0;
+	if (env.merge)
+		return merge_run(&env);
 	install_signals();
 
-	results = calloc(MODE_NR * env.nsizes, sizeof(*results));
-	if (!results) {
-		fprintf(stderr, "convbench: out of memory\n");
-		return 1;
-	}
 	r = report_open(&rep, &env);
-	if (r) {
-		free(results);
+	if (r)
 		return r;
-	}
-	if (env.trace) {
-		r = trace_hook_open(&hook, env.verbose);
-		if (r) {
-			report_close(&rep);
-			free(results);
-			return r;
-		}
-	}
-
 	for (m = 0; m < MODE_NR; m++) {
 		if (!env.modes[m])
 			continue;
@@ -94,82 +155,68 @@ int main(int argc, char **argv)
 			unavailable++;
 			continue;
 		}
-		for (i = 0; i < env.nsizes; i++) {
-			struct cell_params p = {
-				.mode = m,
-				.size = env.sizes[i],
-				.dir_mask = env.dir_mask,
-				.trigger = env.trigger,
-				.preserve = env.preserve,
-				.vcpus = env.vcpus,
-				.warmup = env.warmup,
-				.iterations = env.iterations,
-				.duration_s = env.duration_s,
-				.seed = env.seed,
-				.stall_s = env.stall_s,
-				.max_exits = env.max_exits,
-				.inject = env.inject,
-				.verbose = env.verbose,
-			};
-			struct cell_result *res;
+		modes[m] = true;
+	}
+	r = plan_build(modes, env.sizes, env.nsizes, env.first_round,
+		       env.rounds, env.order_seed, &plan, &nplan);
+	results = calloc(nplan ? nplan : 1, sizeof(*results));
+	rounds = rounds_of(&env, plan, nplan);
+	if (r || !results || !rounds) {
+		fprintf(stderr, "convbench: out of memory\n");
+		r = 1;
+		goto out;
+	}
+	rep.rounds = rounds;
+	rep.nrounds = env.rounds;
+	if (env.format == FORMAT_TEXT && nplan)
+		printf("convbench: %u round%s, order seed %llu\n", env.rounds,
+		       env.rounds == 1 ? "" : "s",
+		       (unsigned long long)env.order_seed);
+	if (env.trace || env.counts) {
+		r = trace_hook_open(&hook, env.trace, env.counts, env.verbose);
+		if (r)
+			goto out;
+		trace_hook_report_to(&hook, &rep);
+	}
+	if (env.counts) {
+		work = (struct work_job) {
+			.hook = &hook, .res = results, .nres = &ncells,
+		};
+		work_report_to(&work, &rep);
+	}
 
-			if (workload_stop_requested())
-				break;
-			res = &results[ncells++];
+	for (i = 0; i < nplan && !workload_stop_requested(); i++) {
+		struct cell_params p = params_of(&env, &plan[i]);
 
-			if (env.verbose)
-				fprintf(stderr, "convbench: %s %s ...\n",
-					conv_mode_name(m),
-					size_str(p.size, sz, sizeof(sz)));
-			trace_hook_cell(&hook, &p);
-			r = cell_run(&p, res);
-			ran++;
-			bad = env.debug ? inv_check_cell(res, why, sizeof(why)) : 0;
-			if (bad) {
-				fprintf(stderr, "convbench: %s %s: --debug: %llu of %llu conversions break a timing invariant, the first: %s\n",
-					conv_mode_name(m),
-					size_str(p.size, sz, sizeof(sz)),
-					(unsigned long long)bad,
-					(unsigned long long)res->n, why);
-				if (!res->error[0])
-					snprintf(res->error, sizeof(res->error),
-						 "timing invariant broken: %.480s", why);
-				r = r ? r : -EPROTO;
-			}
-			if (r) {
-				failed++;
-				fprintf(stderr, "convbench: %s %s: %s\n",
-					conv_mode_name(m),
-					size_str(p.size, sz, sizeof(sz)),
-					res->error[0] ? res->error : strerror(-r));
-			}
-			report_cell(&rep, res);
-		}
+		trace_hook_cell(&hook, &p);
+		r = run_one(&env, &p, &results[ncells]);
+		trace_hook_cell_end(&hook, &results[ncells]);
+		failed += r != 0;
+		report_cell(&rep, &results[ncells++]);
 	}
 	if (stop_signal)
 		fprintf(stderr, "convbench: stopped by signal %d (%s); writing "
 			"what was measured\n", stop_signal,
 			strsignal(stop_signal));
 
-	r = report_finish(&rep, results, ncells);
-	if (hook.t) {
-		if (env.format == FORMAT_TEXT)
-			trace_hook_report(&hook, stdout, NULL);
-		if (report_write_file(&rep, "trace.txt", trace_text, &hook) ||
-		    report_write_file(&rep, "trace.csv", trace_csv, &hook))
-			r = r ? r : -EIO;
-		trace_hook_close(&hook);
-	}
+	/* summary.json last: the trace files first */
+	r = trace_hook_write(&hook, &rep);
+	r = report_finish(&rep, results, ncells) ?: r;
+out:
+	trace_hook_close(&hook);
 	report_close(&rep);
 	for (i = 0; i < ncells; i++)
 		cell_result_free(&results[i]);
 	free(results);
-
+	free(rounds);
+	free(plan);
+	if (r > 0)
+		return r;	/* an exit status already (2, 4) */
 	if (failed || r)
 		return 1;
 	if (stop_signal)
 		return 128 + stop_signal;
 	if (unavailable)
 		return 4;
-	return ran ? 0 : 4;
+	return ncells ? 0 : 4;
 }

@@ -3,8 +3,10 @@
  * Guest side of the conversion workload. Runs in the guest (long mode,
  * identity map, no libc): fills its range with a per-page pattern, asks
  * for a conversion, makes the range usable again (copying the data back
- * when it must survive a destructive conversion), verifies every word,
- * and stores the timings in a sample array the host reads afterwards.
+ * when it must survive a destructive conversion, then touching every
+ * page with a write access), verifies every word, and stores the
+ * timings and the bytes it copied in a sample array the host reads
+ * afterwards.
  *
  * Host and guest agree on the order of conversions: to-shared then
  * to-private, for every iteration; conversion k = 2 * iteration + dir.
@@ -81,9 +83,12 @@ static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
 	t1 = guest_rdtsc();
 	if (a->implicit) {
 		/*
-		 * Flipping the record stands in for flipping the TDX shared
-		 * bit in the guest's page table, which costs no exit: its
-		 * time is left out. The access below then faults.
+		 * The record flip stands in for flipping the TDX shared bit
+		 * in the guest's page table, which costs no exit: this
+		 * round trip is left out. The record update itself (zap,
+		 * TLB flush) belongs to the memory-error exit on TDX: the
+		 * host adds its time to the sample. The access below then
+		 * faults.
 		 */
 		guest_ucall(UCALL_SYNC, GUEST_SYNC_FLIP, k, dir, 0, 0, 0);
 	} else {
@@ -96,11 +101,15 @@ static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
 	t2 = guest_rdtsc();
 	if (copy)
 		guest_copy64((void *)a->base, (void *)a->scratch, a->size);
-	/* touch every page: the range is usable once all are mapped */
+	/*
+	 * Touch every page with a write access: the range is usable once
+	 * every page is mapped writable (a read would map the zero page of
+	 * an anonymous shared page and leave a fault to the next write).
+	 */
 	for (off = 0; off < a->size; off += GUEST_CONV_PAGE) {
 		uint64_t want = a->preserve ?
 				page_value(val, off / GUEST_CONV_PAGE) : 0;
-		uint64_t got = guest_read64(a->base + off);
+		uint64_t got = guest_touch64(a->base + off);
 
 		if (got != want) {
 			guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, k, a->base + off,
@@ -121,6 +130,7 @@ static GUEST_CODE void guest_convert(struct guest_args *a, uint32_t dir,
 		s->first = first - t0 - flip;
 		/* two back-to-back TSC reads are not a copy */
 		s->copy = copy ? t1 - t0 : 0;
+		s->copied = copy ? 2 * a->size : 0;
 		s->exit_rt = t2 - t1 - flip;
 		s->fault_in = t3 - t2;
 	}
@@ -139,6 +149,14 @@ GUEST_CODE void guest_conv_main(struct guest_args *a)
 	uint64_t val = a->seed, it, k, nrec = 0;
 	uint32_t dir;
 
+	/*
+	 * Map the sample array now: its first write to a page would
+	 * otherwise take an NPT fault (and a host fault) after some
+	 * conversion, counted as that conversion's work.
+	 */
+	for (k = 0; k < a->max_samples &&
+	     k < 2 * (a->max_iters - a->warmup); k += 64)
+		a->samples[k].k = 0;
 	guest_fill(a, val);
 	for (it = 0; it < a->max_iters && !a->stop; it++) {
 		bool record_it = it >= a->warmup;

@@ -34,6 +34,7 @@ struct guest_sample {
 	uint64_t copy;		/* copying the data aside (0: nothing copied) */
 	uint64_t exit_rt;	/* the hypercall's round trip */
 	uint64_t fault_in;	/* after the hypercall: copy back + touch */
+	uint64_t copied;	/* bytes the guest copied (aside and back) */
 };
 
 struct guest_args {

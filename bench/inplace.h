@@ -2,7 +2,7 @@
 /*
  * In-place private<->shared conversion of an MFD_INACCESSIBLE memfd, the
  * variant our kernel adds (kernel/patches 0027-0029, ABI in
- * bench/privmem_uapi.h, documented with KVM_CAP_PRIVATE_MEM_INPLACE in
+ * bench/kvm/privmem_uapi.h, documented with KVM_CAP_PRIVATE_MEM_INPLACE in
  * the patched Documentation/virt/kvm/api.rst).
  *
  * How a VMM uses it, per private slot:

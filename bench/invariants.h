@@ -7,24 +7,26 @@
  * CSV into the same struct.
  *
  * With the guest's t0 (request) .. t3 (whole range usable) and the
- * samples of bench/guest_conv.c, the invariants are:
- *   1. copy + exit_rt + after_exit <= total: the parts fit in the whole
- *   2. copy + exit_rt <= first <= total: the range cannot be usable
- *      before the request returns, and the first access lies inside the
- *      window (a window that ends before the range is usable breaks it)
+ * samples of bench/guest_conv.c, the invariants are (rec: the record
+ * update an implicit conversion's sample includes, 0 for explicit ones,
+ * whose record update lies inside the exit round trip):
+ *   1. copy + exit_rt + after_exit + rec <= total: the parts fit
+ *   2. copy + exit_rt + rec <= first <= total: the range cannot be
+ *      usable before the request returns, and the first access lies
+ *      inside the window (a window that ends before the range is usable
+ *      breaks it)
  *   3. copy > 0 only where something is copied (destructive with
  *      --preserve), and there it is > 0
  *   4. record + memory + release <= host: the phases fit in the handler
- *   5. host <= the guest's time in which the exits happen, for the same
- *      conversion: exit_rt (explicit) or after_exit (implicit, the
- *      accesses fault): host phases credited to another conversion
- *      break this or 6
- *   6. phases that cannot occur are 0: implicit has no timed record
- *      update and no exit round trip of its own (the record flip stands
- *      in for a page-table bit), destructive to-shared and in-place
- *      conversions release nothing; explicit conversions take exactly
- *      one exit, implicit ones one to size/4K; host, memory op and total
- *      are > 0
+ *   5. host <= the guest's time in which the handlers run, for the same
+ *      conversion: exit_rt (explicit) or after_exit + rec (implicit:
+ *      the record update, then the accesses fault): host phases
+ *      credited to another conversion break this or 6
+ *   6. phases that cannot occur are 0: implicit has no exit round trip
+ *      of its own (the record flip stands in for a page-table bit);
+ *      destructive to-shared and in-place conversions release nothing;
+ *      explicit conversions take exactly one exit, implicit ones one to
+ *      size/4K; the record update, host, memory op and total are > 0
  * Host and guest TSC deltas tick at the same rate (workload.h); tol
  * absorbs rounding (0 on raw TSC deltas, 2 ns on samples.csv's ns).
  */
@@ -54,10 +56,11 @@ const char *inv_check(const struct inv_sample *s, double tol, char *why,
 		      size_t len);
 
 /*
- * Every sample of a cell (raw TSC deltas, tol 0): the number of samples
- * that break an invariant; why[] names the first (vCPU, iteration,
- * direction and the invariant).
+ * Every sample of a cell (tol 0 on raw TSC deltas): the number of
+ * samples that break an invariant; why[] names the first (vCPU,
+ * iteration, direction and the invariant).
  */
-uint64_t inv_check_cell(const struct cell_result *res, char *why, size_t len);
+uint64_t inv_check_cell(const struct cell_result *res, double tol, char *why,
+			size_t len);
 
 #endif /* CONVBENCH_INVARIANTS_H */

@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/random.h>
 
 #include "options.h"
+#include "units.h"
 
 #define MAX_CONV_SIZE	(256ULL << 20)
 
@@ -25,7 +29,8 @@ static const char usage[] =
 "                         page) and/or inplace (our variant); default\n"
 "                         destructive\n"
 "  --size=LIST            bytes per conversion, e.g. 4K,64K,2M (default 4K)\n"
-"  --iterations=N         recorded round trips per vCPU (default 1000)\n"
+"  --iterations=N         recorded round trips per vCPU and round (default\n"
+"                         1000)\n"
 "  --duration=SECONDS     run each cell this long instead\n"
 "  --warmup=N             round trips run and verified first, not recorded\n"
 "                         (default 10)\n"
@@ -45,9 +50,31 @@ static const char usage[] =
 "                         (default 60)\n"
 "  --max-exits=N          fail a cell whose conversion takes more than N\n"
 "                         exits (default 2 per 4K page + 16)\n"
-"  --trace                BPF latency histograms of the kernel functions\n"
-"                         per cell (trace.csv, trace.txt with --out); the\n"
-"                         probes cost time: compare with an untraced run\n"
+"  --rounds=R             run the matrix R times (default 5), every cell\n"
+"                         of every round in a fresh VM; per round the\n"
+"                         sizes are shuffled and the two modes of a size\n"
+"                         run back to back, alternating which goes first\n"
+"                         (ABBA); ratios and CIs come from the rounds\n"
+"  --order-seed=N         seed of the shuffle (default: random, recorded\n"
+"                         in summary.json and printed)\n"
+"  --first-round=K        number the rounds from K (make bench runs one\n"
+"                         round per boot; default 0)\n"
+"  --trace[=SET]          BPF latency histograms of kernel functions per\n"
+"                         cell and phase (trace.csv, trace.txt with --out);\n"
+"                         SET default: memfile_notifier_invalidate,\n"
+"                         kvm_faultin_pfn_private, shmem_fallocate,\n"
+"                         shmem_convert_range; all: the wide set and the\n"
+"                         KVM and syscall tracepoints. Probes cost time:\n"
+"                         compare with untraced rounds\n"
+"  --counts               count the work of every conversion (exits, NPT\n"
+"                         faults and mapping levels, host page faults,\n"
+"                         pages allocated, freed and zeroed, bytes copied,\n"
+"                         TLB flush requests, IPIs); timings of such a run\n"
+"                         are disturbed by the counting\n"
+"  --merge=DIR            no VMs: combine the rounds that make bench's\n"
+"                         boots left in DIR into --out (bench/merge.h)\n"
+"  --clock-mark=LABEL     print a CONVBENCH-CLOCK line (TSC, clocks) and\n"
+"                         exit: make bench's per-boot clock check\n"
 "  --debug                check every conversion's timings against the\n"
 "                         invariants of bench/invariants.h; a broken one\n"
 "                         fails the cell\n"
@@ -77,7 +104,8 @@ enum {
 	OPT_MODE = 256, OPT_SIZE, OPT_ITER, OPT_DURATION, OPT_WARMUP,
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
 	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
-	OPT_DEBUG, OPT_INJECT,
+	OPT_DEBUG, OPT_INJECT, OPT_ROUNDS, OPT_FIRST_ROUND, OPT_ORDER_SEED,
+	OPT_COUNTS, OPT_MERGE, OPT_CLOCK_MARK,
 };
 
 static const struct option long_opts[] = {
@@ -95,7 +123,13 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "stall-timeout", required_argument, NULL, OPT_STALL },
-	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "trace", optional_argument, NULL, OPT_TRACE },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "first-round", required_argument, NULL, OPT_FIRST_ROUND },
+	{ "order-seed", required_argument, NULL, OPT_ORDER_SEED },
+	{ "counts", no_argument, NULL, OPT_COUNTS },
+	{ "merge", required_argument, NULL, OPT_MERGE },
+	{ "clock-mark", required_argument, NULL, OPT_CLOCK_MARK },
 	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "inject", required_argument, NULL, OPT_INJECT },
@@ -106,40 +140,22 @@ static const struct option long_opts[] = {
 
 uint64_t parse_size(const char *s)
 {
-	unsigned long long v;
-	char *end;
-	uint64_t mult = 1;
+	uint64_t v = size_parse(s);
 
-	if (!s || *s < '0' || *s > '9')
+	if (!v || v > MAX_CONV_SIZE || v % 4096)
 		return 0;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return 0;
-	if (*end) {
-		if (!strcasecmp(end, "K") || !strcasecmp(end, "KiB"))
-			mult = 1ULL << 10;
-		else if (!strcasecmp(end, "M") || !strcasecmp(end, "MiB"))
-			mult = 1ULL << 20;
-		else if (!strcasecmp(end, "G") || !strcasecmp(end, "GiB"))
-			mult = 1ULL << 30;
-		else
-			return 0;
-	}
-	if (!v || v > MAX_CONV_SIZE / mult || (v * mult) % 4096)
-		return 0;
-	return v * mult;
+	return v;
 }
 
-const char *size_str(uint64_t b, char *buf, size_t len)
+/* the shuffle's seed when none is given: random, and recorded */
+static uint64_t random_seed(void)
 {
-	if (b && !(b % (1ULL << 20)))
-		snprintf(buf, len, "%" PRIu64 "M", b >> 20);
-	else if (b && !(b % (1ULL << 10)))
-		snprintf(buf, len, "%" PRIu64 "K", b >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64, b);
-	return buf;
+	uint64_t s = 0;
+
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
+		s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	/* JSON readers keep 53 bits of a number exactly: stay below */
+	return s >> 11;
 }
 
 /* a whole number in [min, max] or -1 */
@@ -302,6 +318,8 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 	env->format = FORMAT_TEXT;
 	env->seed = 1;
 	env->stall_s = 60;
+	env->rounds = 5;
+	env->order_seed = random_seed();
 	env->argc = argc;
 	env->argv = argv;
 
@@ -399,7 +417,46 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 			env->stall_s = v;
 			break;
 		case OPT_TRACE:
-			env->trace = true;
+			if (!optarg || !strcmp(optarg, "default"))
+				env->trace = TRACE_DEFAULT;
+			else if (!strcmp(optarg, "all"))
+				env->trace = TRACE_ALL;
+			else
+				return bad(err, "trace", optarg, "default or all");
+			break;
+		case OPT_ROUNDS:
+			if (parse_uint(optarg, 1, MAX_ROUNDS, &v))
+				return bad(err, "rounds", optarg,
+					   "a whole number from 1 to 64");
+			env->rounds = v;
+			break;
+		case OPT_FIRST_ROUND:
+			if (parse_uint(optarg, 0, 1000000, &v))
+				return bad(err, "first-round", optarg,
+					   "a whole number from 0 to 1000000");
+			env->first_round = v;
+			break;
+		case OPT_ORDER_SEED:
+			if (parse_uint(optarg, 0, (1ULL << 53) - 1, &v))
+				return bad(err, "order-seed", optarg,
+					   "a whole number below 2^53");
+			env->order_seed = v;
+			break;
+		case OPT_COUNTS:
+			env->counts = true;
+			break;
+		case OPT_MERGE:
+			if (!*optarg)
+				return bad(err, "merge", optarg, "a directory path");
+			env->merge = optarg;
+			break;
+		case OPT_CLOCK_MARK:
+			if (!*optarg || strlen(optarg) > 32 ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+			    strlen(optarg))
+				return bad(err, "clock-mark", optarg,
+					   "a label of up to 32 [a-z0-9-_]");
+			env->clock_mark = optarg;
 			break;
 		case OPT_MAX_EXITS:
 			if (parse_uint(optarg, 1, UINT32_MAX, &v))
@@ -441,5 +498,17 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 	}
 	if (env->duration_s > 0)
 		env->iterations = 0;
+	if (env->merge && !env->out_dir) {
+		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");
+		return 2;
+	}
+	if (env->counts && env->vcpus > 1) {
+		fprintf(err, "convbench: --counts counts one vCPU's conversions: use --vcpus=1\n");
+		return 2;
+	}
+	if (env->counts && env->trace) {
+		fprintf(err, "convbench: --counts and --trace exclude each other (the counters are BPF programs too)\n");
+		return 2;
+	}
 	return check_inject(env, err);
 }

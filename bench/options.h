@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "units.h"
 #include "workload.h"
 
 #define MAX_SIZES	16
@@ -16,6 +17,15 @@ enum out_format {
 	FORMAT_CSV,
 	FORMAT_JSON,
 };
+
+/* --trace=SET: which kernel functions convtrace times */
+enum trace_set {
+	TRACE_OFF,
+	TRACE_DEFAULT,	/* the three named functions + the in-place entry */
+	TRACE_ALL,	/* the wide set and the tracepoint rows */
+};
+
+#define MAX_ROUNDS	64
 
 enum dir_choice {
 	DIRS_TO_SHARED = 1 << DIR_TO_SHARED,
@@ -41,7 +51,13 @@ struct env {
 	uint32_t max_exits;	/* 0: cell_max_exits() default */
 	struct inject inject;
 	bool debug;		/* check every sample (invariants.h) */
-	bool trace;
+	enum trace_set trace;
+	bool counts;		/* count the work of each conversion */
+	uint32_t rounds;	/* the matrix this many times */
+	uint32_t first_round;	/* number of the first (make bench: the boot) */
+	uint64_t order_seed;	/* shuffles the sizes of each round */
+	const char *merge;	/* --merge=DIR: rounds of make bench's boots */
+	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
 	bool verbose;
 	int argc;		/* for the provenance record */
 	char **argv;
@@ -56,7 +72,5 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 
 /* "4K" "64k" "2M" "4096": bytes, a positive multiple of 4096; 0 on error */
 uint64_t parse_size(const char *s);
-/* 4096 -> "4K", 2097152 -> "2M" */
-const char *size_str(uint64_t bytes, char *buf, size_t len);
 
 #endif /* CONVBENCH_OPTIONS_H */

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,6 +108,7 @@ void provenance_write(struct jsonw *w, const struct env *env)
 {
 	static const char *const keys[] = { "series", "config", "kernel_key",
 					    "qemu", "accel" };
+	char *p;
 	char buf[1024], when[64];
 	struct utsname u;
 	time_t now = time(NULL);
@@ -144,6 +146,16 @@ void provenance_write(struct jsonw *w, const struct env *env)
 	jsonw_kv_bool(w, "hypervisor", cpu_flag("hypervisor"));
 	jsonw_kv_bool(w, "constant_tsc", cpu_flag("constant_tsc"));
 	jsonw_kv_str(w, "clock", "TSC (guest and host), KVM_GET_TSC_KHZ");
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  buf, sizeof(buf));
+	jsonw_kv_str(w, "clocksource", buf[0] ? buf : NULL);
+	/* the host's TSC rate run-vm.sh gives the guest under TCG */
+	read_line("/proc/cmdline", buf, sizeof(buf));
+	p = strstr(buf, "tsc_early_khz=");
+	if (p)
+		jsonw_kv_u64(w, "tsc_early_khz", strtoull(p + 14, NULL, 10));
+	else
+		jsonw_kv_str(w, "tsc_early_khz", NULL);
 	read_line("/sys/kernel/mm/transparent_hugepage/enabled", buf,
 		  sizeof(buf));
 	jsonw_kv_str(w, "thp_anon", buf);

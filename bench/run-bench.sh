@@ -1,30 +1,43 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: boot the project's kernel, run convbench over the default
-# matrix in both modes (with BPF probes, then without for the overhead),
-# time whole runs with hyperfine, and bring everything out into a new
-# results/<date>-<kernel>-<series>/ folder. Never reuses a folder.
+# make bench: R rounds, each in a fresh boot of the project's kernel
+# (bench/vm-bench.sh: the matrix in both modes untraced and traced, which
+# first alternating by boot, then the work counts), a clock check per
+# boot, then convbench --merge of all boots into a new
+# results/<date>-<kernel>-<series>/ folder (never reused).
 #
-#   bench/run-bench.sh [--iterations N] [--sizes LIST] [--out-root DIR]
+#   bench/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
+#                      [--out-root DIR]
 #
+# Environment: BENCH_ROUNDS (5), BENCH_ITERATIONS (600 per cell and
+# round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
+# BENCH_ORDER_SEED (random), BENCH_HYPERFINE (1: whole runs, last boot),
+# BENCH_TIMEOUT (seconds per boot, 1500).
 # Needs: make kernel and build/bench/convbench (with --trace built in).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-iterations=${BENCH_ITERATIONS:-1000}
+rounds=${BENCH_ROUNDS:-5}
+iterations=${BENCH_ITERATIONS:-600}
 sizes=${BENCH_SIZES:-4K,64K,2M}
+count_iters=${BENCH_COUNT_ITERATIONS:-20}
 root=results
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--rounds) rounds=${2:?--rounds needs a number}; shift 2 ;;
 	--iterations) iterations=${2:?--iterations needs a number}; shift 2 ;;
 	--sizes) sizes=${2:?--sizes needs a list such as 4K,2M}; shift 2 ;;
 	--out-root) root=${2:?--out-root needs a folder}; shift 2 ;;
-	*) echo "run-bench: unknown option '$1' (expected --iterations, --sizes or --out-root)" >&2; exit 2 ;;
+	*) echo "run-bench: unknown option '$1' (expected --rounds, --iterations, --sizes or --out-root)" >&2; exit 2 ;;
 	esac
 done
-case $iterations in ''|*[!0-9]*) echo "run-bench: --iterations expects a whole number, got '$iterations'" >&2; exit 2 ;; esac
+case $iterations in ''|*[!0-9]*|0) echo "run-bench: --iterations expects a whole number from 1, got '$iterations'" >&2; exit 2 ;; esac
+case $rounds in ''|*[!0-9]*|0) echo "run-bench: --rounds expects a whole number from 1 to 64, got '$rounds'" >&2; exit 2 ;; esac
+[ "$rounds" -le 64 ] || { echo "run-bench: --rounds expects a whole number from 1 to 64, got '$rounds'" >&2; exit 2; }
+seed=${BENCH_ORDER_SEED:-$(( (RANDOM << 30 | RANDOM << 15 | RANDOM) ))}
+case $seed in ''|*[!0-9]*) echo "run-bench: BENCH_ORDER_SEED expects a whole number, got '$seed'" >&2; exit 2 ;; esac
 
 say() { echo "bench: $*" >&2; }
 
@@ -45,50 +58,146 @@ done
 say "results go to $run"
 
 adds=(--add "$cb" --add bench/vm-bench.sh)
+hf=0
 # hyperfine is dynamically linked: bring its loader and libraries along
-if hf=$(command -v hyperfine); then
-	adds+=(--add "$hf")
+if [ "${BENCH_HYPERFINE:-1}" = 1 ] && command -v hyperfine >/dev/null; then
+	hf=1
+	adds+=(--add "$(command -v hyperfine)")
 	while read -r lib; do
 		adds+=(--add "$lib:$lib")
-	done < <(ldd "$hf" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u)
+	done < <(ldd "$(command -v hyperfine)" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u)
 else
-	say "no hyperfine: whole-run timings skipped"
+	say "no hyperfine (or BENCH_HYPERFINE=0): whole-run timings skipped"
 fi
 
-vmout=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
-rmdir "$vmout"
-trap 'rm -rf "$vmout"' EXIT
-say "booting the kernel and running the matrix ($sizes, $iterations conversions per cell, both modes); this takes a few minutes under TCG"
-set +e
-kernel/vm/run-vm.sh --kernel "$kdir/bzImage" --out "$vmout" \
-	--timeout "${BENCH_TIMEOUT:-3000}" --mem 4096 "${adds[@]}" \
-	--cmdline "convbench.series=$series convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
-	-- sh /bin/vm-bench.sh "$sizes" "$iterations" | sed 's/^/  | /' >&2
-rc=${PIPESTATUS[0]}
-set -e
+work=$(mktemp -d "${TMPDIR:-/tmp}/convbench-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/boots"
 
-# keep whatever came out, even from a failed run
-for f in summary.json samples.csv hist.csv histograms.txt; do
-	[ -f "$vmout/run/$f" ] && cp "$vmout/run/$f" "$run/"
+# The guest's TSC against the host's clock over the boot: clock.env.
+# Each mark is a group of lines (bench/clock_mark.h); a line's host stamp
+# minus its TSC time is the clocks' offset plus the console's latency,
+# which jumps now and then (a busy host, the first line of a boot):
+# the median offset of each group, and the rate between the groups.
+clock_check() {	# VMOUT BOOTDIR
+	awk -v out="$2/clock.env" '
+	function median(g,   i, j, x, n) {
+		n = cnt[g]
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && o[g, j - 1] > o[g, j]; j--) {
+				x = o[g, j]; o[g, j] = o[g, j - 1]; o[g, j - 1] = x
+			}
+		return n % 2 ? o[g, (n + 1) / 2] : (o[g, n / 2] + o[g, n / 2 + 1]) / 2
+	}
+	{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		g = $3; khz = f["tsc_khz"]
+		if (khz <= 0) next
+		gt = f["tsc"] / (khz * 1000)
+		o[g, ++cnt[g]] = f["host_s"] - gt
+		# a group spans ~0.4 s of guest time: so should its host stamps
+		if (cnt[g] == 1) { g0[g] = gt; h0[g] = f["host_s"] }
+		gspan[g] = gt - g0[g]; hspan[g] = f["host_s"] - h0[g]
+		gsum[g] += gt; rsum[g] += f["raw_ns"] / 1e9; k[g] = khz
+		cs = f["clocksource"]; early = f["tsc_early_khz"]
+		if (f["tsc_unstable"] == 1) unstable = 1
+	}
+	END {
+		if (!cnt["start"] || !cnt["end"]) {
+			print "valid=0\nwhy=no clock marks at the start and the end of the boot" > out
+			exit
+		}
+		khz = k["start"]
+		# the console held the lines back and let them go at once:
+		# nothing to compare (not a sign of a bad clock)
+		for (g in cnt)
+			if (hspan[g] < gspan[g] / 2) {
+				print "valid=1\nchecked=0" > out
+				printf "why=the console delivered the %s marks in a burst (%.3f s for %.3f s of guest time): the clocks could not be compared\n", g, hspan[g], gspan[g] > out
+				exit
+			}
+		print "checked=1" > out
+		G = gsum["end"] / cnt["end"] - gsum["start"] / cnt["start"]
+		R = rsum["end"] / cnt["end"] - rsum["start"] / cnt["start"]
+		H = G + median("end") - median("start")
+		meas = H > 0 ? khz * G / H : 0
+		dev = 100 * (meas / khz - 1)
+		rawdev = H > 0 ? 100 * (R / H - 1) : 100
+		ok = dev <= 0.5 && dev >= -0.5
+		printf "valid=%d\n", ok > out
+		if (!ok)
+			printf "why=the guest TSC ran at %.0f kHz by the host clock over %.1f s, %+.3f%% off the %d kHz it is taken for (limit 0.5%%)\n", meas, H, dev, khz > out
+		printf "tsc_khz=%d\ntsc_khz_measured=%.1f\ndeviation_pct=%.4f\n", khz, meas, dev > out
+		printf "guest_raw_clock_deviation_pct=%.4f\nhost_seconds=%.3f\n", rawdev, H > out
+		printf "clocksource=%s\ntsc_early_khz=%s\n", cs, early > out
+		if (unstable)
+			print "tsc_messages=the kernel log says the TSC is unstable" > out
+	}' "$1/clock.log" 2>/dev/null || printf 'valid=0\nwhy=no clock.log from the VM runner\n' >"$2/clock.env"
+}
+
+say "$rounds rounds, a fresh boot each ($sizes, $iterations conversions per cell and round, both modes untraced and traced, order seed $seed); this takes a few minutes under TCG"
+failed=0
+for ((k = 0; k < rounds; k++)); do
+	vmout=$work/vm-$k
+	boot=$work/boots/boot-$k
+	mkdir -p "$boot"
+	last=$([ $k -eq $((rounds - 1)) ] && echo "$hf" || echo 0)
+	say "boot $((k + 1)) of $rounds"
+	set +e
+	kernel/vm/run-vm.sh --kernel "$kdir/bzImage" --out "$vmout" \
+		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 "${adds[@]}" \
+		--cmdline "convbench.series=$series convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
+		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$last" "$count_iters" |
+		sed 's/^/  | /' >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	for d in plain traced counts; do
+		[ -d "$vmout/$d" ] && cp -r "$vmout/$d" "$boot/"
+	done
+	clock_check "$vmout" "$boot"
+	if [ "$rc" != 0 ]; then
+		failed=$((failed + 1))
+		say "boot $k: the VM run failed (status $rc): its round is left out"
+		{ echo "valid=0"; echo "why=the VM run failed (status $rc)"; } >>"$boot/clock.env"
+	fi
+	if grep -q '^valid=0' "$boot/clock.env"; then
+		say "boot $k: left out: $(sed -n 's/^why=//p' "$boot/clock.env" | tail -n 1)"
+	elif grep -q '^checked=0' "$boot/clock.env"; then
+		say "boot $k: clock not checked: $(sed -n 's/^why=//p' "$boot/clock.env")"
+	fi
+	# what each boot leaves in the run folder: small files only
+	mkdir -p "$run/boots/boot-$k"
+	cp "$boot/clock.env" "$run/boots/boot-$k/"
+	for f in console.log vm.env clock.log plain.txt traced.txt counts.txt; do
+		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/boots/boot-$k/"
+	done
+	for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt; do
+		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/"
+	done
 done
-for f in trace.csv trace.txt; do
-	[ -f "$vmout/run-traced/$f" ] && cp "$vmout/run-traced/$f" "$run/"
-done
-[ -f "$vmout/run-traced/samples.csv" ] &&
-	cp "$vmout/run-traced/samples.csv" "$run/samples-traced.csv"
-for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt convbench.txt traced.txt; do
-	[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/"
-done
-[ -f "$run/samples-traced.csv" ] && [ -f "$run/trace.csv" ] &&
-	bench/overhead.sh "$run" >"$run/overhead.txt"
-cp "$vmout/console.log" "$vmout/vm.env" "$run/" 2>/dev/null || true
+
+say "merging $rounds rounds"
+mkdir "$work/merged"
+set +e
+"$cb" --merge="$work/boots" --out="$work/merged" >"$work/merge.txt" 2>&1
+mrc=$?
+set -e
+cp "$work/merge.txt" "$run/convbench.txt"
+[ "$mrc" = 0 ] || { say "convbench --merge failed (status $mrc):"; tail -n 5 "$work/merge.txt" >&2; }
+cp "$work/merged/"* "$run/" 2>/dev/null || true
+rm -f "$run/samples-traced.csv"	# summarised in summary.json's overhead
 if [ -f "$run/summary.json" ]; then
-	# meta.json: convbench's provenance plus the VM runner's
+	# meta.json: the host's side (the last boot's VM runner) and the run
+	last_env=$run/boots/boot-$((rounds - 1))/vm.env
 	{
 		echo '{'
 		echo '  "vm": {'
-		sed -E 's/^([a-z_0-9]+)=(.*)$/    "\1": "\2",/; s/'"'"'//g' "$run/vm.env" | sed '$ s/,$//'
+		sed -E 's/^([a-z_0-9]+)=(.*)$/    "\1": "\2",/; s/'"'"'//g' "$last_env" 2>/dev/null | sed '$ s/,$//'
 		echo '  },'
+		echo '  "rounds": '"$rounds"','
+		echo '  "boots_failed": '"$failed"','
+		echo '  "iterations_per_round": '"$iterations"','
+		echo '  "order_seed": '"$seed"','
 		echo '  "kernel_cache_key": "'"$(cat "$kdir/key")"'",'
 		echo '  "series_sha": "'"$series"'",'
 		echo '  "config_sha": "'"$(cat "$kdir/config.sha")"'",'
@@ -97,8 +206,8 @@ if [ -f "$run/summary.json" ]; then
 		echo '}'
 	} > "$run/meta.json.tmp" && mv "$run/meta.json.tmp" "$run/meta.json"
 fi
-if [ "$rc" != 0 ]; then
-	say "the VM run failed (status $rc); partial results are in $run"
+if [ "$mrc" != 0 ] || [ "$failed" = "$rounds" ]; then
+	say "no usable run (merge status $mrc, $failed of $rounds boots failed); what there is is in $run"
 	exit 1
 fi
 echo "$run"

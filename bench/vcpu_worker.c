@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "workload_int.h"
 
@@ -38,6 +39,17 @@ void worker_signals_init(void)
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(KICK_SIGNAL, &sa, NULL);
+}
+
+/*
+ * The trace context of conversion k in direction dir: warm-up
+ * conversions have their own (trace_ctx + TRACE_CTX_WARMUP), recorded
+ * ones one per direction
+ */
+static unsigned int trace_ctx_of(const struct cell_params *p, uint64_t k,
+				 unsigned int dir)
+{
+	return p->trace_ctx + (k < 2 * p->warmup ? TRACE_CTX_WARMUP : dir);
 }
 
 static int fail(struct worker *w, const char *fmt, ...)
@@ -59,6 +71,57 @@ static uint64_t guest_rip(struct worker *w)
 
 	__vcpu_get_regs(w->vcpu, &regs);
 	return regs.rip;
+}
+
+static uint64_t stat_of(const struct kvm_stats *st, const char *name)
+{
+	uint64_t v = 0;
+
+	kvm_stats_get(st, name, &v);
+	return v;
+}
+
+/* --counts: KVM's counters and the thread's page faults, now */
+static void work_read(struct worker *w, struct work_snap *now)
+{
+	struct rusage ru;
+
+	kvm_stats_read(&w->stats);
+	getrusage(RUSAGE_THREAD, &ru);
+	*now = (struct work_snap) {
+		/*
+		 * external interrupts exit whenever a timer fires: time,
+		 * not work (a 2M conversion takes more of them than a 4K)
+		 */
+		.exits = stat_of(&w->stats, "exits") -
+			 stat_of(&w->stats, "irq_exits"),
+		.pf_taken = stat_of(&w->stats, "pf_taken"),
+		.pf_fixed = stat_of(&w->stats, "pf_fixed"),
+		.faults = ru.ru_minflt + ru.ru_majflt,
+	};
+}
+
+/*
+ * --counts: conversion k starts (k = ~0: the guest is done) as of now,
+ * a snapshot taken as its exit came back. The counts since the last
+ * start are the work of the conversion that started then: it runs until
+ * the guest asks for the next one (fill and verify in between take no
+ * exit and no fault, the range being mapped writable).
+ */
+static void work_mark(struct worker *w, uint64_t k, const struct work_snap *now)
+{
+	if (!w->cell->p->counts)
+		return;
+	if (w->snap_k < w->max_k) {
+		struct conv_work *c = &w->work[w->snap_k];
+
+		c->exits = now->exits - w->snap.exits;
+		c->npt_faults = now->pf_taken - w->snap.pf_taken;
+		c->npt_fixed = now->pf_fixed - w->snap.pf_fixed;
+		c->host_faults = now->faults - w->snap.faults;
+	}
+	w->snap = *now;
+	w->snap_k = k;
 }
 
 /* the watchdog stopped this thread: say why, if it is an error */
@@ -88,20 +151,35 @@ static int handle_ucall(struct worker *w)
 
 	switch (get_ucall(w->vcpu, &uc)) {
 	case UCALL_DONE:
+		work_mark(w, ~0ULL, &w->io_snap);
 		return 0;
 	case UCALL_SYNC:
 		k = uc.args[1];
 		if (uc.args[0] == GUEST_SYNC_FLIP) {
 			const struct cell_params *p = w->cell->p;
+			uint64_t t0;
+			int r;
 
 			/* the accesses that fault next belong to k */
 			w->cur_k = k;
 			w->cur_exits = 0;
+			work_mark(w, k, &w->io_snap);
 			if (p->trace_set)
-				p->trace_set(p->trace_arg, k < 2 * p->warmup ? 0 :
-					     p->trace_ctx + uc.args[2]);
-			if (host_conv_flip(&w->cell->conv, w->base,
-					   uc.args[2] == GUEST_DIR_TO_PRIVATE))
+				p->trace_set(p->trace_arg, trace_ctx_of(p, k,
+					     uc.args[2]));
+			t0 = rdtsc();
+			r = host_conv_flip(&w->cell->conv, w->base,
+					   uc.args[2] == GUEST_DIR_TO_PRIVATE);
+			/*
+			 * On TDX the record update is the memory-error
+			 * exit's work: its time goes into the sample
+			 * (cell_collect()) and into the handler's
+			 */
+			if (k < w->max_k) {
+				w->host[k].record = rdtsc() - t0;
+				w->host[k].handler += w->host[k].record;
+			}
+			if (r)
 				return fail(w, "vCPU %u: record flip for conversion %llu failed",
 					    w->vcpu->id, (unsigned long long)k);
 			return 1;
@@ -212,6 +290,9 @@ void *worker_main(void *arg)
 			to_private = attrs & KVM_MAP_GPA_RANGE_ENCRYPTED;
 			hc = true;
 		} else if (run->exit_reason == KVM_EXIT_IO) {
+			/* before the ucall is read: the host's own work */
+			if (p->counts)
+				work_read(w, &w->io_snap);
 			w->last_exit = run->exit_reason;
 			if (handle_ucall(w) <= 0)
 				break;
@@ -233,8 +314,14 @@ void *worker_main(void *arg)
 		 * in progress (the last hypercall's, or the last flip's).
 		 */
 		if (hc) {
+			struct work_snap now;
+
 			w->cur_k = hc_count++;
 			w->cur_exits = 0;
+			if (p->counts) {
+				work_read(w, &now);
+				work_mark(w, w->cur_k, &now);
+			}
 		}
 		k = w->cur_k;
 		if (++w->cur_exits > w->cell->max_exits) {
@@ -248,9 +335,8 @@ void *worker_main(void *arg)
 		}
 		if (p->trace_set)
 			/* until the next exit, kernel work is this conversion's */
-			p->trace_set(p->trace_arg, k < 2 * p->warmup ? 0 :
-				     p->trace_ctx + (to_private ? DIR_TO_PRIVATE :
-						     DIR_TO_SHARED));
+			p->trace_set(p->trace_arg, trace_ctx_of(p, k, to_private ?
+				     DIR_TO_PRIVATE : DIR_TO_SHARED));
 		r = convert(w, k, gpa, npages * GUEST_CONV_PAGE, to_private,
 			    hc, &ph);
 		if (hc)

@@ -1,35 +1,65 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Inside the VM (make bench): the default matrix in both modes, first
-# without probes (the numbers we report), then the same with --trace
-# (where the time goes, and the probes' overhead is the difference),
-# then hyperfine timings of whole runs per mode.
-#   vm-bench.sh SIZES ITERATIONS
+# Inside the VM (make bench): one round of the matrix in both modes,
+# untraced (the numbers we report) and traced (where the time goes;
+# the difference is the probes' overhead), the untraced first in even
+# rounds and second in odd ones; then the work counts (a short
+# --counts run); hyperfine timings of whole runs when asked. Clock marks
+# at the start and the end let the host check the guest's TSC.
+#   vm-bench.sh SIZES ITERATIONS ROUND ORDER_SEED HYPERFINE(0|1) COUNT_ITERATIONS
 sizes=${1:-4K,64K,2M}
-iters=${2:-1000}
+iters=${2:-600}
+round=${3:-0}
+seed=${4:-1}
+hf=${5:-0}
+count_iters=${6:-20}
 cd /out || exit 1
-args="--mode=destructive,inplace --size=$sizes --iterations=$iters --preserve"
+# the clock marks through the kernel log, which reaches the console at once
+export CONVBENCH_CLOCK_KMSG=1
+args="--mode=destructive,inplace --size=$sizes --iterations=$iters --preserve --rounds=1 --first-round=$round --order-seed=$seed"
 status=0
 
-echo "bench: convbench $args"
-convbench $args --out=/out/run >/out/convbench.txt 2>&1 || status=1
-tail -n 12 /out/convbench.txt
-echo "bench: the same with BPF probes (--trace)"
-convbench $args --trace --out=/out/run-traced >/out/traced.txt 2>&1 ||
-	echo "bench: the traced run failed (status $?), see traced.txt"
+convbench --clock-mark=start || status=1
 
-if command -v hyperfine >/dev/null 2>&1; then
+plain() {
+	echo "bench: round $round: convbench $args"
+	convbench $args --out=/out/plain >/out/plain.txt 2>&1 || status=1
+	grep -A 30 '^inplace/destructive over rounds' /out/plain.txt | head -n 8
+}
+
+traced() {
+	echo "bench: round $round: the same with BPF probes (--trace)"
+	convbench $args --trace --out=/out/traced >/out/traced.txt 2>&1 ||
+		echo "bench: the traced round failed (status $?), see traced.txt"
+}
+
+if [ $((round % 2)) -eq 0 ]; then
+	plain
+	traced
+else
+	traced
+	plain
+fi
+
+echo "bench: round $round: work counts (--counts, $count_iters conversions per cell)"
+convbench $args --iterations="$count_iters" --counts --out=/out/counts \
+	>/out/counts.txt 2>&1 ||
+	echo "bench: the counting run failed (status $?), see counts.txt"
+
+if [ "$hf" = 1 ] && command -v hyperfine >/dev/null 2>&1; then
 	n=$((iters / 10))
 	[ $n -ge 10 ] || n=10
 	echo "bench: hyperfine, whole runs of $n conversions per cell"
 	# through sh so that a failing run's message is kept, not discarded
 	hyperfine --runs 5 --warmup 1 --export-json /out/hyperfine.json \
-		"convbench --mode=destructive --size=$sizes --iterations=$n --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt" \
-		"convbench --mode=inplace --size=$sizes --iterations=$n --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt" \
+		"convbench --mode=destructive --size=$sizes --iterations=$n --rounds=1 --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt" \
+		"convbench --mode=inplace --size=$sizes --iterations=$n --rounds=1 --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt" \
 		>/out/hyperfine.txt 2>&1 ||
 		echo "bench: a convbench run under hyperfine failed (the measured runs above stand): $(tail -n 3 /out/hyperfine-stderr.txt)" |
 		tee -a /out/hyperfine.txt
 	tail -n 6 /out/hyperfine.txt
 fi
+
+convbench --clock-mark=end || status=1
 exit $status

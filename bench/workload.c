@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "workload_int.h"
@@ -87,6 +88,20 @@ static int thp_set(const char *mode, char *old, size_t len)
 		return -errno;
 	fputs(mode, f);
 	return fclose(f) ? -errno : 0;
+}
+
+/*
+ * Write every page of a fresh array now: the handler's first write to a
+ * page would otherwise fault inside a timed exit (and count as the
+ * conversion's host fault with --counts).
+ */
+static void prefault(void *p, size_t len)
+{
+	volatile char *c = p;
+	size_t off;
+
+	for (off = 0; off < len; off += 4096)
+		c[off] = 0;
 }
 
 static void cell_free(struct cell *c)
@@ -188,6 +203,7 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 		if (!w->host)
 			return snprintf(res->error, sizeof(res->error),
 					"out of memory"), -ENOMEM;
+		prefault(w->host, w->max_k * sizeof(*w->host));
 		r = __vm_vcpu_add(c->vm, i, guest_conv_main, &w->vcpu);
 		if (!r)
 			r = __vcpu_args_set(w->vcpu, 1, &args_gpa);
@@ -196,6 +212,17 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 					"adding vCPU %u: %s", i, strerror(-r)), r;
 		/* the watchdog bounds runs: no timer syscalls per exit */
 		vcpu_set_timeout(w->vcpu, 0);
+		if (!p->counts)
+			continue;
+		w->snap_k = ~0ULL;
+		w->work = calloc(w->max_k, sizeof(*w->work));
+		if (w->work)
+			prefault(w->work, w->max_k * sizeof(*w->work));
+		r = w->work ? kvm_stats_open(&w->stats, w->vcpu->fd) : -ENOMEM;
+		if (r)
+			return snprintf(res->error, sizeof(res->error),
+					"--counts: vCPU %u statistics: %s", i,
+					strerror(-r)), r;
 	}
 	return 0;
 }
@@ -209,7 +236,9 @@ static int cell_collect(struct cell *c, struct cell_result *res)
 	for (i = 0; i < p->vcpus; i++)
 		total += c->w[i].args->nsamples;
 	res->samples = calloc(total ? total : 1, sizeof(*res->samples));
-	if (!res->samples)
+	if (p->counts)
+		res->work = calloc(total ? total : 1, sizeof(*res->work));
+	if (!res->samples || (p->counts && !res->work))
 		return -ENOMEM;
 	for (i = 0; i < p->vcpus; i++) {
 		struct worker *w = &c->w[i];
@@ -237,6 +266,15 @@ static int cell_collect(struct cell *c, struct cell_result *res)
 				s->host_record = h->record;
 				s->host_mem = h->mem;
 				s->host_release = h->release;
+			}
+			/* implicit: the record update is the exit's work */
+			if (h && p->trigger == TRIGGER_IMPLICIT) {
+				s->total += h->record;
+				s->first += h->record;
+			}
+			if (res->work && gs[j].k < w->max_k) {
+				res->work[res->n - 1] = w->work[gs[j].k];
+				res->work[res->n - 1].bytes_copied = gs[j].copied;
 			}
 		}
 	}
@@ -298,6 +336,9 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 		cell_watch(c, res);
 	for (i = 0; i < started; i++)
 		pthread_join(c->w[i].thread, NULL);
+	/* what follows (collecting, freeing the VM) is the cell's teardown */
+	if (p->trace_set)
+		p->trace_set(p->trace_arg, p->trace_ctx + TRACE_CTX_TEARDOWN);
 	if (r)
 		goto out;
 	for (i = 0; i < p->vcpus; i++) {
@@ -309,8 +350,13 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 	if (!r && res->error[0])
 		r = -EIO;
 out:
-	for (i = 0; i < VM_MAX_VCPUS; i++)
+	for (i = 0; i < VM_MAX_VCPUS; i++) {
 		free(c->w[i].host);
+		free(c->w[i].work);
+		if (p->counts && c->w[i].stats.names)
+			kvm_stats_close(&c->w[i].stats);
+	}
+
 	cell_free(c);
 	pthread_cond_destroy(&c->gate);
 	pthread_mutex_destroy(&c->gate_lock);
@@ -323,6 +369,8 @@ out:
 void cell_result_free(struct cell_result *res)
 {
 	free(res->samples);
+	free(res->work);
 	res->samples = NULL;
+	res->work = NULL;
 	res->n = 0;
 }

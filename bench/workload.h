@@ -53,6 +53,7 @@ struct inject {
 
 /* what a cell measures; the guest reads a copy of it */
 struct cell_params {
+	uint32_t round;		/* which round of the run (plan.h) */
 	enum conv_mode mode;
 	uint64_t size;		/* bytes per conversion, page multiple */
 	uint32_t dir_mask;	/* 1 << DIR_* timed and recorded */
@@ -67,11 +68,22 @@ struct cell_params {
 	uint32_t max_exits;	/* per conversion, more fail the cell; 0: default */
 	struct inject inject;
 	bool verbose;
-	/* --trace: label the kernel work of each conversion (ctx + dir) */
+	bool counts;		/* --counts: read the work of each conversion */
+	/*
+	 * --trace, --counts: label the kernel work of each conversion:
+	 * trace_ctx + DIR_* for recorded conversions, + TRACE_CTX_WARMUP
+	 * for warm-up ones (bench/trace_hook.h names them)
+	 */
 	void (*trace_set)(void *arg, unsigned int ctx);
 	void *trace_arg;
 	unsigned int trace_ctx;
 };
+
+/* a cell's trace contexts after its directions' (bench/trace_hook.h) */
+#define TRACE_CTX_WARMUP	DIR_NR
+#define TRACE_CTX_SETUP		(DIR_NR + 1)
+#define TRACE_CTX_TEARDOWN	(DIR_NR + 2)
+#define TRACE_CTX_PER_CELL	(DIR_NR + 3)
 
 /*
  * One conversion. Guest times are guest TSC deltas, host times host TSC
@@ -93,10 +105,25 @@ struct conv_sample {
 	uint64_t host_release;	/* dropping the stale shared backing */
 };
 
+/*
+ * The work of one conversion as KVM and the kernel count it (--counts),
+ * from the request to the next one: machine independent, so the same
+ * on TCG and on hardware. The BPF counters (bench/work.h) add pages and
+ * IPIs per cell and direction.
+ */
+struct conv_work {
+	uint64_t exits;		/* VM exits but external interrupts' */
+	uint64_t npt_faults;	/* guest page faults KVM took ("pf_taken") */
+	uint64_t npt_fixed;	/* of them, mapped ("pf_fixed") */
+	uint64_t host_faults;	/* the vCPU thread's page faults (GUP too) */
+	uint64_t bytes_copied;	/* by the guest, aside and back */
+};
+
 struct cell_result {
 	struct cell_params p;
 	uint64_t tsc_khz;
 	struct conv_sample *samples;	/* malloc'd, n entries */
+	struct conv_work *work;		/* --counts: one per sample, or NULL */
 	uint64_t n;
 	uint64_t conversions;	/* incl. warm-up and unrecorded directions */
 	double wall_s;

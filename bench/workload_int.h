@@ -13,7 +13,13 @@
 
 #include "guest_conv.h"
 #include "host_conv.h"
+#include "kvm_stats.h"
 #include "workload.h"
+
+/* what --counts reads at each conversion's start (bench/vcpu_worker.c) */
+struct work_snap {
+	uint64_t exits, pf_taken, pf_fixed, faults;
+};
 
 /* why the watchdog stopped a vCPU thread */
 enum kick_why {
@@ -28,6 +34,11 @@ struct worker {
 	struct guest_args *args;	/* host view of the guest's copy */
 	uint64_t base;			/* gpa of the range */
 	struct host_phases *host;	/* indexed by conversion k */
+	struct conv_work *work;		/* --counts: indexed by k */
+	struct kvm_stats stats;		/* --counts: the vCPU's */
+	struct work_snap snap;		/* at the start of snap_k */
+	struct work_snap io_snap;	/* as the last port IO exit came */
+	uint64_t snap_k;		/* ~0: none yet */
 	uint64_t max_k;
 	pthread_t thread;
 	/* the vCPU thread's own: the conversion its exits belong to */

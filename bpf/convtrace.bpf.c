@@ -31,10 +31,16 @@ __u32 conv_context;
  * When each of a thread's probes started, in task-local storage: after
  * the first call a lookup is a pointer chase, no hashing and no bucket
  * lock as with a hash map keyed by (tid, probe). ts 0: not started.
+ * stack[] holds the function probes active in this thread, innermost
+ * last; child[] the time their probed callees took, so that a probe's
+ * time is reported exclusive of nested probes.
  */
 struct starts {
 	__u64 ts[CT_NR_PROBES];
+	__u64 child[CT_NR_PROBES];
 	__u32 ctx[CT_NR_PROBES];
+	__u32 stack[CT_STACK];
+	__u32 depth;
 };
 
 struct {
@@ -44,10 +50,33 @@ struct {
 	__type(value, struct starts);
 } starts SEC(".maps");
 
+/*
+ * runs of the tracepoint programs in the traced process per context;
+ * with the function probes' (two per call) the probes' hits
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CT_MAX_CTX);
+	__type(key, __u32);
+	__type(value, __u64);
+} hits SEC(".maps");
+
+/* --counts: work counters, index ctx * CTC_NR + counter */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CT_MAX_CTX * CTC_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+/*
+ * Preallocated (CT_MAX_HISTS x CPUs x 2.3 KB): a histogram allocated as
+ * its context appears needs per-CPU memory in atomic context, which
+ * fails now and then until the per-CPU allocator has grown, and the
+ * first calls of a context were lost
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	/* allocated as contexts appear, not max_entries x CPUs up front */
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, CT_MAX_HISTS);
 	__type(key, struct ct_hist_key);
 	__type(value, struct ct_hist);
@@ -91,7 +120,17 @@ static __always_inline struct ct_hist *hist_of(__u32 probe, __u32 ctx)
 	return h;
 }
 
-static __always_inline void record(__u32 probe, __u32 ctx, __u64 delta)
+static __always_inline void hit(void)
+{
+	__u32 ctx = conv_context;
+	__u64 *n = bpf_map_lookup_elem(&hits, &ctx);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline void record(__u32 probe, __u32 ctx, __u64 delta,
+				   __u64 excl)
 {
 	struct ct_hist *h = hist_of(probe, ctx);
 	__u64 b;
@@ -101,7 +140,8 @@ static __always_inline void record(__u32 probe, __u32 ctx, __u64 delta)
 	/* per-CPU value: plain increments, no atomics */
 	h->count++;
 	h->sum_ns += delta;
-	b = hist_bucket_idx_clamp(delta, CT_HIST_SUB_BITS, CT_HIST_NBUCKETS);
+	h->excl_ns += excl;
+	b = hist_bucket_idx_clamp(excl, CT_HIST_SUB_BITS, CT_HIST_NBUCKETS);
 	/* one register for the check and the access, for the verifier */
 	barrier_var(b);
 	if (b < CT_HIST_NBUCKETS)
@@ -116,9 +156,11 @@ static __always_inline void record_count(__u32 probe)
 		h->count++;
 }
 
-static __always_inline int enter(__u32 probe)
+/* start probe; nest: a function probe, pushed on the thread's stack */
+static __always_inline int enter(__u32 probe, bool nest)
 {
 	struct starts *st;
+	__u32 d;
 
 	st = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -126,17 +168,24 @@ static __always_inline int enter(__u32 probe)
 		drop(CT_DROP_START);
 		return 0;
 	}
-	if (probe < CT_NR_PROBES) {
-		st->ts[probe] = bpf_ktime_get_ns();
-		st->ctx[probe] = conv_context;
+	if (probe >= CT_NR_PROBES)
+		return 0;
+	st->ts[probe] = bpf_ktime_get_ns();
+	st->ctx[probe] = conv_context;
+	st->child[probe] = 0;
+	d = st->depth;
+	if (nest && d < CT_STACK) {
+		st->stack[d] = probe;
+		st->depth = d + 1;
 	}
 	return 0;
 }
 
-static __always_inline int leave(__u32 probe)
+static __always_inline int leave(__u32 probe, bool nest)
 {
-	__u64 now = bpf_ktime_get_ns(), ts;
+	__u64 now = bpf_ktime_get_ns(), ts, dur, child;
 	struct starts *st;
+	__u32 d, parent;
 
 	st = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
 	if (!st || probe >= CT_NR_PROBES)
@@ -145,18 +194,41 @@ static __always_inline int leave(__u32 probe)
 	if (!ts)
 		return 0;	/* entered before we attached */
 	st->ts[probe] = 0;
-	record(probe, st->ctx[probe], now - ts);
+	dur = now - ts;
+	child = st->child[probe];
+	record(probe, st->ctx[probe], dur, child < dur ? dur - child : 0);
+	if (!nest)
+		return 0;
+	/* pop this probe; its whole time is its caller's child time */
+	d = st->depth;
+	if (d > 0 && d <= CT_STACK && st->stack[(d - 1) & (CT_STACK - 1)] == probe) {
+		st->depth = --d;
+		if (d > 0) {
+			parent = st->stack[(d - 1) & (CT_STACK - 1)];
+			if (parent < CT_NR_PROBES)
+				st->child[parent] += dur;
+		}
+	}
 	return 0;
 }
 
+/*
+ * A function probe's runs are its calls times two (entry and exit):
+ * user space counts them from the histograms, so no hit() here, one
+ * map access less per run.
+ */
 static __always_inline int on_entry(__u32 probe)
 {
-	return traced(bpf_get_current_pid_tgid()) ? enter(probe) : 0;
+	if (!traced(bpf_get_current_pid_tgid()))
+		return 0;
+	return enter(probe, true);
 }
 
 static __always_inline int on_exit(__u32 probe)
 {
-	return traced(bpf_get_current_pid_tgid()) ? leave(probe) : 0;
+	if (!traced(bpf_get_current_pid_tgid()))
+		return 0;
+	return leave(probe, true);
 }
 
 #define FUNC_SLOT(n)							\
@@ -179,6 +251,7 @@ FUNC_SLOT(24) FUNC_SLOT(25) FUNC_SLOT(26) FUNC_SLOT(27)
 FUNC_SLOT(28) FUNC_SLOT(29) FUNC_SLOT(30) FUNC_SLOT(31)
 
 _Static_assert(CT_MAX_FUNCS == 32, "FUNC_SLOT list must match CT_MAX_FUNCS");
+_Static_assert((CT_STACK & (CT_STACK - 1)) == 0, "CT_STACK: a power of two");
 
 /*
  * fallocate(2) as the caller sees it, and the end of a VMM round trip:
@@ -188,16 +261,17 @@ _Static_assert(CT_MAX_FUNCS == 32, "FUNC_SLOT list must match CT_MAX_FUNCS");
 SEC("raw_tp/sys_enter")
 int BPF_PROG(sys_enter_tp, struct pt_regs *regs, long nr)
 {
-	__u64 id;
+	__u64 id = bpf_get_current_pid_tgid();
 
+	if (!traced(id))
+		return 0;
+	/* every run in the traced process is a hit, timed or not */
+	hit();
 	if (nr == nr_fallocate)
-		return on_entry(CT_TP_ID(CT_TP_FALLOCATE));
-	if (nr != nr_ioctl)
+		return enter(CT_TP_ID(CT_TP_FALLOCATE), false);
+	if (nr != nr_ioctl || PT_REGS_PARM2_CORE_SYSCALL(regs) != kvm_run_cmd)
 		return 0;
-	id = bpf_get_current_pid_tgid();
-	if (!traced(id) || PT_REGS_PARM2_CORE_SYSCALL(regs) != kvm_run_cmd)
-		return 0;
-	return leave(CT_TP_ID(CT_TP_KVM_USER_RT));
+	return leave(CT_TP_ID(CT_TP_KVM_USER_RT), false);
 }
 
 SEC("raw_tp/sys_exit")
@@ -205,9 +279,12 @@ int BPF_PROG(sys_exit_tp, struct pt_regs *regs, long ret)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
-	if (!traced(id) || BPF_CORE_READ(regs, orig_ax) != nr_fallocate)
+	if (!traced(id))
 		return 0;
-	return leave(CT_TP_ID(CT_TP_FALLOCATE));
+	hit();
+	if (BPF_CORE_READ(regs, orig_ax) != nr_fallocate)
+		return 0;
+	return leave(CT_TP_ID(CT_TP_FALLOCATE), false);
 }
 
 /*
@@ -218,7 +295,10 @@ int BPF_PROG(sys_exit_tp, struct pt_regs *regs, long ret)
 SEC("raw_tp/kvm_exit")
 int BPF_PROG(kvm_exit_tp)
 {
-	return on_entry(CT_TP_ID(CT_TP_KVM_EXIT));
+	if (!traced(bpf_get_current_pid_tgid()))
+		return 0;
+	hit();
+	return enter(CT_TP_ID(CT_TP_KVM_EXIT), false);
 }
 
 SEC("raw_tp/kvm_userspace_exit")
@@ -228,15 +308,177 @@ int BPF_PROG(kvm_userspace_exit_tp)
 
 	if (!traced(id))
 		return 0;
+	hit();
 	record_count(CT_TP_ID(CT_TP_KVM_USER_EXIT));
-	leave(CT_TP_ID(CT_TP_KVM_EXIT));
-	return enter(CT_TP_ID(CT_TP_KVM_USER_RT));
+	leave(CT_TP_ID(CT_TP_KVM_EXIT), false);
+	return enter(CT_TP_ID(CT_TP_KVM_USER_RT), false);
 }
 
 SEC("raw_tp/kvm_entry")
 int BPF_PROG(kvm_entry_tp)
 {
-	return on_exit(CT_TP_ID(CT_TP_KVM_EXIT));
+	if (!traced(bpf_get_current_pid_tgid()))
+		return 0;
+	hit();
+	return leave(CT_TP_ID(CT_TP_KVM_EXIT), false);
+}
+
+/* ------------------------------------------------------------------ */
+/* --counts: work counters (convtrace.h, enum ct_counter)              */
+
+static __always_inline void count(__u32 c, __u64 n)
+{
+	__u32 idx = conv_context * CTC_NR + c;
+	__u64 *v;
+
+	if (!traced(bpf_get_current_pid_tgid()) || c >= CTC_NR ||
+	    conv_context >= CT_MAX_CTX)
+		return;
+	v = bpf_map_lookup_elem(&counters, &idx);
+	if (v)
+		*v += n;
+}
+
+/* gfp bits (include/linux/gfp_types.h, stable since 2.6) */
+#define CT_GFP_HIGHMEM	0x02u
+#define CT_GFP_ZERO	0x100u
+
+SEC("raw_tp/mm_page_alloc")
+int BPF_PROG(cnt_page_alloc, struct page *page, unsigned int order,
+	     unsigned int gfp)
+{
+	/* user data: anonymous and shmem pages ask for highmem */
+	if (!page || !(gfp & CT_GFP_HIGHMEM) || order > 20)
+		return 0;
+	count(CTC_PAGES_ALLOC, 1ULL << order);
+	if (gfp & CT_GFP_ZERO)
+		count(CTC_PAGES_ZEROED, 1ULL << order);
+	return 0;
+}
+
+SEC("raw_tp/mm_page_free")
+int BPF_PROG(cnt_page_free, struct page *page, unsigned int order)
+{
+	unsigned long flags = BPF_CORE_READ(page, flags);
+	int bit = bpf_core_enum_value(enum pageflags, PG_swapbacked);
+
+	if (order > 20 || bit < 0 || bit > 63 || !(flags & (1UL << bit)))
+		return 0;
+	count(CTC_PAGES_FREED, 1ULL << order);
+	return 0;
+}
+
+SEC("raw_tp/kvm_mmu_set_spte")
+int BPF_PROG(cnt_set_spte, int level)
+{
+	if (level >= 1 && level <= 3)
+		count(CTC_SPTE_4K + level - 1, 1);
+	return 0;
+}
+
+SEC("fentry/clear_huge_page")
+int BPF_PROG(cnt_clear_huge, struct page *page, unsigned long addr,
+	     unsigned int pages)
+{
+	count(CTC_PAGES_ZEROED, pages);
+	return 0;
+}
+
+SEC("fentry/shmem_zero_range")
+int BPF_PROG(cnt_zero_range, struct inode *inode, unsigned long start,
+	     unsigned long end)
+{
+	/* convbench's ranges are allocated: every page is cleared */
+	if (end > start)
+		count(CTC_PAGES_ZEROED, end - start);
+	return 0;
+}
+
+/* xarray internals (include/linux/xarray.h) */
+#define XA_CHUNK_MASK	63UL
+
+static __always_inline bool xa_internal(unsigned long e)
+{
+	return (e & 3) == 2;
+}
+
+/*
+ * A private fault on a page that fallocate() allocated but nobody used:
+ * shmem_get_folio() clears the whole folio first (inline, so no probe
+ * sees it). Look the folio up the way it will and count its pages when
+ * it is not uptodate yet.
+ */
+SEC("fentry/shmem_get_lock_pfn")
+int BPF_PROG(cnt_first_use, struct inode *inode, unsigned long index)
+{
+	unsigned long e = (unsigned long)BPF_CORE_READ(inode, i_mapping,
+						      i_pages.xa_head);
+	int uptodate = bpf_core_enum_value(enum pageflags, PG_uptodate);
+	int head = bpf_core_enum_value(enum pageflags, PG_head);
+	struct folio *folio;
+	unsigned long flags;
+	int i;
+
+	/* a file of one page keeps it in the head, for index 0 only */
+	if (!(xa_internal(e) && e > 4096) && index)
+		return 0;
+	for (i = 0; i < 6; i++) {
+		struct xa_node *node;
+		unsigned char shift;
+		unsigned long off;
+
+		if (!xa_internal(e) || e <= 4096)
+			break;
+		node = (struct xa_node *)(e - 2);
+		shift = BPF_CORE_READ(node, shift);
+		off = (index >> (shift & 63)) & XA_CHUNK_MASK;
+		e = (unsigned long)BPF_CORE_READ(node, slots[off]);
+		/* a sibling entry points at the folio's first slot */
+		if (xa_internal(e) && e < 256)
+			e = (unsigned long)BPF_CORE_READ(node,
+							 slots[(e >> 2) & XA_CHUNK_MASK]);
+	}
+	/* a folio pointer: not internal, not a value (swap) entry */
+	if (!e || (e & 3) || uptodate < 0 || head < 0)
+		return 0;
+	folio = (struct folio *)e;
+	flags = BPF_CORE_READ(folio, flags);
+	if (flags & (1UL << (uptodate & 63)))
+		return 0;
+	count(CTC_PAGES_ZEROED, flags & (1UL << (head & 63)) ?
+	      1ULL << (BPF_CORE_READ(folio, _folio_order) & 31) : 1);
+	return 0;
+}
+
+SEC("fentry/kvm_flush_remote_tlbs")
+int BPF_PROG(cnt_tlb_flush, struct kvm *kvm)
+{
+	count(CTC_TLB_FLUSHES, 1);
+	return 0;
+}
+
+SEC("fentry/native_send_call_func_ipi")
+int BPF_PROG(cnt_ipi_mask, const struct cpumask *mask)
+{
+	/* up to 64 CPUs: the first word of the mask */
+	unsigned long bits = BPF_CORE_READ(mask, bits[0]);
+
+	count(CTC_IPIS, __builtin_popcountl(bits));
+	return 0;
+}
+
+SEC("fentry/native_send_call_func_single_ipi")
+int BPF_PROG(cnt_ipi_single, int cpu)
+{
+	count(CTC_IPIS, 1);
+	return 0;
+}
+
+SEC("fentry/native_smp_send_reschedule")
+int BPF_PROG(cnt_ipi_resched, int cpu)
+{
+	count(CTC_IPIS, 1);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

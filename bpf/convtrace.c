@@ -265,6 +265,8 @@ int main(int argc, char **argv)
 	opts.extra_funcs = env.funcs;
 	opts.no_default_funcs = env.only_funcs;
 	opts.force_kprobe = env.kprobes;
+	/* the exploration tool: the wide list and the tracepoint rows */
+	opts.wide = true;
 	t = conv_trace_open(&opts);
 	if (!t) {
 		fprintf(stderr, "convtrace: cannot start tracing: %s\n",

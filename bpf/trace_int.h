@@ -23,6 +23,13 @@ enum {
 
 enum plan { PLAN_NONE, PLAN_FENTRY, PLAN_KPROBE };
 
+/* the work counters' programs (convtrace.bpf.c, --counts) */
+enum {
+	CP_PAGE_ALLOC, CP_PAGE_FREE, CP_SET_SPTE, CP_CLEAR_HUGE, CP_ZERO_RANGE,
+	CP_FIRST_USE, CP_IPI_MASK, CP_IPI_SINGLE, CP_IPI_RESCHED, CP_TLB_FLUSH,
+	NR_CP
+};
+
 struct probe {
 	char name[64];
 	char ksym[64];		/* kprobe target when not name (a clone) */
@@ -38,6 +45,10 @@ struct conv_trace {
 	struct convtrace_bpf *skel;
 	struct probe probes[CT_NR_PROBES];	/* indexed by probe id */
 	struct bpf_link *rt_links[NR_RT];
+	struct bpf_link *cp_links[NR_CP];
+	char cp_why[NR_CP][128];	/* why a counter program is missing */
+	bool counters;			/* --counts: counters only */
+	bool no_tracepoints;
 	int nr_funcs;
 	char **ctx_names;
 	unsigned int nr_ctx_names;
@@ -47,10 +58,18 @@ struct conv_trace {
 	bool force_kprobe;
 };
 
+/* bpf/trace_plan.c */
+/* a trivial fentry program loads and attaches to btf_id: 0 or -errno */
+int trace_try_fentry(int btf_id, char *why, size_t n);
+/* fentry, kprobe or nothing for every function slot (probes[].plan) */
+void trace_plan_funcs(struct conv_trace *t);
+/* in ftrace's available_filter_functions (kprobe events require it) */
+bool trace_ftrace_listed(const char *name);
+
 /* public probe index i: functions first, then tracepoint rows */
 static inline int probe_id(const struct conv_trace *t, int i)
 {
-	if (i < 0 || i >= t->nr_funcs + CT_NR_TP)
+	if (i < 0 || i >= t->nr_funcs + (t->no_tracepoints ? 0 : CT_NR_TP))
 		return -ENOENT;
 	return i < t->nr_funcs ? i : CT_MAX_FUNCS + (i - t->nr_funcs);
 }

@@ -23,15 +23,24 @@
 #include "trace_lib.h"
 
 const char *const conv_trace_default_funcs[] = {
+	"memfile_notifier_invalidate",
+	"kvm_faultin_pfn_private",
+	"shmem_fallocate",
+	/* the in-place entry point (our 0028, noclone there) */
+	"shmem_convert_range",
+	NULL,
+};
+
+const char *const conv_trace_wide_funcs[] = {
 	/* the series' hooks */
 	"shmem_fallocate",
 	"memfile_notifier_invalidate",
 	"memfile_notifier_fallocate",
 	"kvm_memfile_notifier_handler",
-	/* both out of line only with our noinline patch (0017) */
+	/* both out of line only with our noinline patch (0026) */
 	"kvm_faultin_pfn_private",
 	"kvm_vm_ioctl_set_sw_private_range",
-	/* in-place conversion (our 0019, noinline there) and its phases */
+	/* in-place conversion (our 0028) and its phases */
 	"shmem_convert_range",
 	"shmem_check_unused",
 	"shmem_zero_range",
@@ -54,6 +63,25 @@ const char *const conv_trace_default_funcs[] = {
 	"clear_page_rep",
 	"clear_page_orig",
 	NULL,
+};
+
+/* the counter programs and their attach points (trace_int.h CP_*) */
+static const struct {
+	const char *prog;
+	const char *target;	/* a function (fentry) or a raw tracepoint */
+	bool raw_tp;
+} cp_info[NR_CP] = {
+	[CP_PAGE_ALLOC] = { "cnt_page_alloc", "mm_page_alloc", true },
+	[CP_PAGE_FREE] = { "cnt_page_free", "mm_page_free", true },
+	[CP_SET_SPTE] = { "cnt_set_spte", "kvm_mmu_set_spte", true },
+	[CP_CLEAR_HUGE] = { "cnt_clear_huge", "clear_huge_page" },
+	[CP_ZERO_RANGE] = { "cnt_zero_range", "shmem_zero_range" },
+	[CP_FIRST_USE] = { "cnt_first_use", "shmem_get_lock_pfn" },
+	[CP_IPI_MASK] = { "cnt_ipi_mask", "native_send_call_func_ipi" },
+	[CP_IPI_SINGLE] = { "cnt_ipi_single",
+			    "native_send_call_func_single_ipi" },
+	[CP_IPI_RESCHED] = { "cnt_ipi_resched", "native_smp_send_reschedule" },
+	[CP_TLB_FLUSH] = { "cnt_tlb_flush", "kvm_flush_remote_tlbs" },
 };
 
 static const char *const rt_names[NR_RT] = {
@@ -122,140 +150,59 @@ static struct bpf_program *slot_prog(struct conv_trace *t, const char *kind,
 }
 
 /*
- * Test attach: load a "return 0" fentry program for btf_id and attach it.
- * Tells apart "BPF tracing not permitted" (load) from "function not
- * traceable" (attach: no ftrace nop at its start, e.g. assembly).
+ * The counter programs: loaded only with opts.counters, each fentry one
+ * only where its function can be attached (else the reason is kept and
+ * the counters that need it say so)
  */
-static int try_fentry(int btf_id, char *why, size_t n)
+static void plan_counters(struct conv_trace *t, struct btf *btf)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, o,
-		    .expected_attach_type = BPF_TRACE_FENTRY,
-		    .attach_btf_id = btf_id);
-	int fd, lfd;
+	struct bpf_program *prog;
+	int p, id;
 
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ct_try", "GPL", insns, 2, &o);
-	if (fd < 0) {
-		snprintf(why, n, "fentry: load refused (%s)", strerror(-fd));
-		return fd;
-	}
-	lfd = bpf_raw_tracepoint_open(NULL, fd);
-	if (lfd < 0) {
-		snprintf(why, n, "fentry: attach failed (%s)", strerror(-lfd));
-		close(fd);
-		return lfd;
-	}
-	close(lfd);
-	close(fd);
-	return 0;
-}
-
-/* kprobes need the kprobe PMU (4.17+) or tracefs kprobe_events */
-static bool have_kprobes(char *why, size_t n)
-{
-	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) != 1) {
-		snprintf(why, n, "kprobe programs not supported");
-		return false;
-	}
-	if (!access("/sys/bus/event_source/devices/kprobe/type", R_OK) ||
-	    !access("/sys/kernel/tracing/kprobe_events", W_OK) ||
-	    !access("/sys/kernel/debug/tracing/kprobe_events", W_OK))
-		return true;
-	snprintf(why, n, "kernel has no kprobes");
-	return false;
-}
-
-/*
- * Mark which functions are text symbols, and note a compiler clone
- * (NAME.constprop.N, NAME.isra.N: the whole body, fewer or reordered
- * arguments) where NAME itself is gone, or else any NAME.SUFFIX (.part,
- * .cold: only a piece of it) for the report.
- */
-static bool is_clone(const char *suffix)
-{
-	return !strncmp(suffix, ".constprop.", 11) ||
-	       !strncmp(suffix, ".isra.", 6);
-}
-
-static void scan_kallsyms(struct conv_trace *t, bool *found,
-			  char (*similar)[64])
-{
-	char line[512], name[256], type;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	size_t len;
-	int i;
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %c %255s", &type, name) != 2)
+	for (p = 0; p < NR_CP; p++) {
+		prog = bpf_object__find_program_by_name(t->skel->obj,
+							cp_info[p].prog);
+		if (!prog)
 			continue;
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
-		for (i = 0; i < t->nr_funcs; i++) {
-			len = strlen(t->probes[i].name);
-			if (strncmp(name, t->probes[i].name, len))
-				continue;
-			if (!name[len])
-				found[i] = true;
-			else if (name[len] == '.' && (!similar[i][0] ||
-				 is_clone(name + len)))
-				snprintf(similar[i], 64, "%.63s", name);
-		}
-	}
-	fclose(f);
-}
-
-/* choose fentry, kprobe or nothing for every function slot */
-static void plan_funcs(struct conv_trace *t)
-{
-	bool found[CT_MAX_FUNCS] = { false };
-	char similar[CT_MAX_FUNCS][64] = { { 0 } };
-	char kp_why[64], fe_why[96];
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool kprobes = have_kprobes(kp_why, sizeof(kp_why));
-	const char *clone;
-	struct probe *p;
-	int i, id;
-
-	scan_kallsyms(t, found, similar);
-	for (i = 0; i < t->nr_funcs; i++) {
-		p = &t->probes[i];
-		id = btf ? btf__find_by_name_kind(btf, p->name, BTF_KIND_FUNC)
-			 : -ENOENT;
-		clone = !found[i] && similar[i][0] &&
-			is_clone(strchr(similar[i], '.')) ? similar[i] : NULL;
-		if (!btf)
-			snprintf(fe_why, sizeof(fe_why), "no vmlinux BTF");
-		else if (id < 0)
-			snprintf(fe_why, sizeof(fe_why), "no BTF FUNC");
-		else if (t->force_kprobe)
-			snprintf(fe_why, sizeof(fe_why), "kprobes asked for");
-		else if (!try_fentry(id, fe_why, sizeof(fe_why))) {
-			p->plan = PLAN_FENTRY;
+		if (!t->counters) {
+			bpf_program__set_autoload(prog, false);
 			continue;
 		}
-		if ((found[i] || clone) && kprobes) {
-			p->plan = PLAN_KPROBE;
-			snprintf(p->ksym, sizeof(p->ksym), "%.63s",
-				 clone ? clone : p->name);
-			snprintf(p->reason, sizeof(p->reason), "%.95s%s%.63s",
-				 fe_why,
-				 clone ? "; on the compiler's clone " : "",
-				 clone ? clone : "");
-		} else if (!found[i] && (!btf || id < 0)) {
-			snprintf(p->reason, sizeof(p->reason),
-				 "absent: no BTF FUNC, not in kallsyms%s%.63s",
-				 similar[i][0] ? "; there is " : "", similar[i]);
-		} else {
-			snprintf(p->reason, sizeof(p->reason), "%s; kprobe: %s",
-				 fe_why, found[i] ? kp_why : "not in kallsyms");
+		if (cp_info[p].raw_tp)
+			continue;
+		id = btf ? btf__find_by_name_kind(btf, cp_info[p].target,
+						  BTF_KIND_FUNC) : -ENOENT;
+		if (id < 0) {
+			snprintf(t->cp_why[p], sizeof(t->cp_why[p]),
+				 "%s: no BTF FUNC", cp_info[p].target);
+			bpf_program__set_autoload(prog, false);
+		} else if (trace_try_fentry(id, t->cp_why[p], sizeof(t->cp_why[p]))) {
+			bpf_program__set_autoload(prog, false);
 		}
 	}
-	btf__free(btf);
+}
+
+static void attach_counters(struct conv_trace *t)
+{
+	struct bpf_program *prog;
+	int p, err;
+
+	for (p = 0; p < NR_CP && t->counters; p++) {
+		prog = bpf_object__find_program_by_name(t->skel->obj,
+							cp_info[p].prog);
+		if (!prog || !bpf_program__autoload(prog))
+			continue;
+		t->cp_links[p] = cp_info[p].raw_tp ?
+			bpf_program__attach_raw_tracepoint(prog, cp_info[p].target) :
+			bpf_program__attach_trace(prog);
+		err = libbpf_get_error(t->cp_links[p]);
+		if (err) {
+			t->cp_links[p] = NULL;
+			snprintf(t->cp_why[p], sizeof(t->cp_why[p]),
+				 "%s: attach failed (%s)", cp_info[p].target,
+				 strerror(-err));
+		}
+	}
 }
 
 static int set_autoload(struct conv_trace *t, bool funcs)
@@ -288,30 +235,6 @@ static int set_autoload(struct conv_trace *t, bool funcs)
 	return 0;
 }
 
-/* in ftrace's available_filter_functions (kprobe events require it) */
-static bool ftrace_listed(const char *name)
-{
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/available_filter_functions",
-		"/sys/kernel/debug/tracing/available_filter_functions",
-	};
-	char line[256];
-	size_t len = strlen(name);
-	bool found = false;
-	unsigned int i;
-	FILE *f = NULL;
-
-	for (i = 0; !f && i < 2; i++)
-		f = fopen(paths[i], "r");
-	if (!f)
-		return true;	/* cannot tell: no hint */
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, name, len) &&
-			(line[len] == '\n' || line[len] == ' ');
-	fclose(f);
-	return found;
-}
-
 static void attach_funcs(struct conv_trace *t)
 {
 	struct probe *p;
@@ -339,7 +262,7 @@ static void attach_funcs(struct conv_trace *t)
 					 "%s attach failed (%s)%s", kind,
 					 strerror(-err),
 					 err == -EINVAL && p->plan == PLAN_KPROBE &&
-					 !ftrace_listed(p->ksym) ?
+					 !trace_ftrace_listed(p->ksym) ?
 					 ": a notrace function, kprobe events need CONFIG_KPROBE_EVENTS_ON_NOTRACE=y" : "");
 				bpf_link__destroy(p->links[0]);
 				p->links[0] = NULL;
@@ -358,6 +281,10 @@ static void attach_tracepoints(struct conv_trace *t)
 	int rt, i, err;
 
 	for (rt = 0; rt < NR_RT; rt++) {
+		if (t->no_tracepoints) {
+			snprintf(why[rt], sizeof(why[rt]), "not asked for");
+			continue;
+		}
 		t->rt_links[rt] = bpf_program__attach_raw_tracepoint(
 				rt_prog(t->skel, rt), rt_names[rt]);
 		err = libbpf_get_error(t->rt_links[rt]);
@@ -402,8 +329,19 @@ static void report(struct conv_trace *t)
 			    p->reason[0] ? " because " : "", p->reason);
 	}
 	conv_trace_print_missing(t, t->log, "convtrace: ");
+	if (t->counters) {
+		for (n = 0, tps = 0; n < NR_CP; n++) {
+			tps += t->cp_links[n] != NULL;
+			if (!t->cp_links[n])
+				say(t, "counter program %s missing: %s",
+				    cp_info[n].prog, t->cp_why[n]);
+		}
+		say(t, "%d of %d counter programs attached", tps, NR_CP);
+		return;
+	}
 	say(t, "%d of %d functions attached (fentry %d, kprobe %d), %d of %d tracepoint rows",
-	    fentry + kprobe, t->nr_funcs, fentry, kprobe, tps, CT_NR_TP);
+	    fentry + kprobe, t->nr_funcs, fentry, kprobe, tps,
+	    t->no_tracepoints ? 0 : CT_NR_TP);
 }
 
 static int add_func(struct conv_trace *t, const char *name)
@@ -440,7 +378,10 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 	t->force_kprobe = opts->force_kprobe;
 	libbpf_set_print(opts->verbose ? verbose_print : quiet_print);
 
-	for (f = conv_trace_default_funcs; !opts->no_default_funcs && *f; f++)
+	t->counters = opts->counters;
+	t->no_tracepoints = opts->no_tracepoints || opts->counters;
+	for (f = opts->wide ? conv_trace_wide_funcs : conv_trace_default_funcs;
+	     !opts->no_default_funcs && !opts->counters && *f; f++)
 		err = err ? err : add_func(t, *f);
 	for (f = opts->extra_funcs; f && *f; f++)
 		err = err ? err : add_func(t, *f);
@@ -460,7 +401,7 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 	}
 	tgid = opts->all ? 0 : opts->tgid ? opts->tgid : getpid();
 
-	plan_funcs(t);
+	trace_plan_funcs(t);
 	for (i = 0; i < t->nr_funcs; i++)
 		funcs |= t->probes[i].plan != PLAN_NONE;
 	/*
@@ -479,8 +420,18 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 		t->skel->rodata->nr_ioctl = SYS_ioctl;
 		t->skel->rodata->kvm_run_cmd = KVM_RUN;
 		err = set_autoload(t, attempt == 0);
-		if (!err)
+		if (!err) {
+			struct btf *btf = t->counters ?
+					  btf__load_vmlinux_btf() : NULL;
+
+			plan_counters(t, btf);
+			btf__free(btf);
+			/* tracepoint rows not asked for: not loaded either */
+			for (i = 0; i < NR_RT && t->no_tracepoints; i++)
+				bpf_program__set_autoload(rt_prog(t->skel, i),
+							  false);
 			err = convtrace_bpf__load(t->skel);
+		}
 		if (!err)
 			break;
 		convtrace_bpf__destroy(t->skel);
@@ -512,6 +463,7 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 	}
 	attach_funcs(t);
 	attach_tracepoints(t);
+	attach_counters(t);
 	report(t);
 	return t;
 fail:
@@ -533,6 +485,8 @@ void conv_trace_close(struct conv_trace *t)
 	}
 	for (n = 0; n < NR_RT; n++)
 		bpf_link__destroy(t->rt_links[n]);
+	for (n = 0; n < NR_CP; n++)
+		bpf_link__destroy(t->cp_links[n]);
 	convtrace_bpf__destroy(t->skel);
 	for (i = 0; i < t->nr_ctx_names; i++)
 		free(t->ctx_names[i]);

@@ -49,11 +49,27 @@ struct conv_trace_opts {
 	/* functions to time besides the default list (NULL-terminated) */
 	const char *const *extra_funcs;
 	bool no_default_funcs;	/* only extra_funcs (and the tracepoints) */
+	bool wide;		/* the wide list instead of the default one */
+	bool no_tracepoints;	/* no tracepoint rows (no syscall hooks) */
+	/*
+	 * the work counters of convtrace.h (enum ct_counter) and nothing
+	 * else: no function timing, no tracepoint rows
+	 */
+	bool counters;
 	bool force_kprobe;	/* kprobes even where fentry works */
 };
 
-/* the functions timed by default, NULL-terminated */
+/*
+ * The functions timed by default, NULL-terminated: the three the
+ * series' cost is argued about (memfile_notifier_invalidate,
+ * kvm_faultin_pfn_private, shmem_fallocate) and the in-place entry
+ * point shmem_convert_range. Where they nest (shmem_fallocate and
+ * shmem_convert_range call memfile_notifier_invalidate) each is timed
+ * exclusive of the others.
+ */
 extern const char *const conv_trace_default_funcs[];
+/* the wide list (opts.wide, convbench --trace=all, the convtrace tool) */
+extern const char *const conv_trace_wide_funcs[];
 
 /*
  * Load and attach (opts NULL: the defaults). NULL with errno set when BPF cannot be used at all
@@ -89,10 +105,11 @@ struct conv_trace_row {
 	const char *ctx_name;		/* NULL when not named */
 	bool count_only;		/* events without a latency */
 	unsigned long long count;	/* calls (or events) */
-	unsigned long long sum_ns;
+	unsigned long long sum_ns;	/* inclusive */
+	unsigned long long excl_ns;	/* exclusive of nested probes */
 	/*
-	 * bucket i counts values hist_bucket_low(i, sub_bits) ..
-	 * hist_bucket_high(i, sub_bits) (bench/hist_bucket.h), the last
+	 * exclusive times: bucket i counts values hist_bucket_low(i, sub_bits) ..
+	 * hist_bucket_high(i, sub_bits) (lib/hist_bucket.h), the last
 	 * bucket everything above; hist_add_buckets() takes them as is
 	 */
 	const uint64_t *buckets;
@@ -115,6 +132,18 @@ int conv_trace_reset(struct conv_trace *t);
 unsigned long long conv_trace_drops(struct conv_trace *t);
 /* all calls and events counted so far (for overhead per hit) */
 unsigned long long conv_trace_hits(struct conv_trace *t);
+/*
+ * BPF program runs in the traced process under context ctx, its hits:
+ * two per call of a function probe, one per tracepoint program run
+ */
+unsigned long long conv_trace_ctx_hits(struct conv_trace *t, unsigned int ctx);
+/*
+ * opts.counters: counter c (enum ct_counter) summed over CPUs for ctx
+ * into *val: 0, or -ENOENT when a program it needs is not attached
+ * (why, if not NULL, says which and why)
+ */
+int conv_trace_counter(struct conv_trace *t, unsigned int ctx, unsigned int c,
+		       unsigned long long *val, const char **why);
 
 /* summary table, then funclatency-style histograms, then missing probes */
 int conv_trace_print(struct conv_trace *t, FILE *f);

@@ -3,9 +3,10 @@
  * convtrace's output: a summary table, funclatency-style histograms
  * ("lo -> hi : count |****|") and CSV, all from conv_trace_read().
  *
- * The histogram text is bench/hist.c's hist_print_log2() (bcc
+ * The histogram text is lib/hist.c's hist_print_log2() (bcc
  * print_log2_hist() rows), percentiles are hist_percentile()'s: the upper
- * bound of the bucket holding the sample, within 12.5 % here.
+ * bound of the bucket holding the sample, within 12.5 % here, labelled
+ * "p50<=". Times are exclusive of nested probes (convtrace.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "hist.h"
 #include "trace_lib.h"
 
-/* the row's buckets as a bench/hist.c histogram */
+/* the row's buckets as a lib/hist.c histogram */
 static void row_hist(const struct conv_trace_row *r, struct hist *h)
 {
 	hist_init(h, CT_HIST_SUB_BITS);
@@ -43,9 +44,9 @@ static int print_summary(const struct conv_trace_row *r, void *arg)
 		return 0;
 	}
 	row_hist(r, &h);
-	fprintf(f, " %11llu %11llu %11llu %12.3f\n", r->sum_ns / r->count,
+	fprintf(f, " %11llu %11llu %11llu %12.3f\n", r->excl_ns / r->count,
 		(unsigned long long)hist_percentile(&h, 50),
-		(unsigned long long)hist_percentile(&h, 99), r->sum_ns / 1e6);
+		(unsigned long long)hist_percentile(&h, 99), r->excl_ns / 1e6);
 	return 0;
 }
 
@@ -59,9 +60,9 @@ static int print_one(const struct conv_trace_row *r, void *arg)
 		return 0;
 	ctx_label(r, ctx, sizeof(ctx));
 	row_hist(r, &h);
-	fprintf(f, "\n%s (%s), context %s: %llu calls, avg %llu ns, total %.3f ms\n",
-		r->probe, r->attach, ctx, r->count, r->sum_ns / r->count,
-		r->sum_ns / 1e6);
+	fprintf(f, "\n%s (%s), context %s: %llu calls, avg %llu ns, total %.3f ms (exclusive)\n",
+		r->probe, r->attach, ctx, r->count, r->excl_ns / r->count,
+		r->excl_ns / 1e6);
 	hist_print_log2(f, &h, "nsecs");
 	return 0;
 }
@@ -97,7 +98,7 @@ int conv_trace_print(struct conv_trace *t, FILE *f)
 	int err;
 
 	fprintf(f, "%-34s %-6s %-22s %10s %11s %11s %11s %12s\n", "probe",
-		"attach", "context", "count", "avg_ns", "p50_ns", "p99_ns",
+		"attach", "context", "count", "avg_ns", "p50<=ns", "p99<=ns",
 		"total_ms");
 	err = conv_trace_read(t, print_summary, f);
 	if (!err)

@@ -15,7 +15,7 @@
 
 int conv_trace_nr_probes(const struct conv_trace *t)
 {
-	return t->nr_funcs + CT_NR_TP;
+	return t->nr_funcs + (t->no_tracepoints ? 0 : CT_NR_TP);
 }
 
 int conv_trace_probe_info(const struct conv_trace *t, int i,
@@ -93,6 +93,7 @@ int conv_trace_read(struct conv_trace *t, conv_trace_cb cb, void *arg)
 			for (c = 0; c < t->ncpus; c++) {
 				sum->count += vals[c].count;
 				sum->sum_ns += vals[c].sum_ns;
+				sum->excl_ns += vals[c].excl_ns;
 				for (b = 0; b < CT_HIST_NBUCKETS; b++)
 					sum->slots[b] += vals[c].slots[b];
 			}
@@ -103,6 +104,7 @@ int conv_trace_read(struct conv_trace *t, conv_trace_cb cb, void *arg)
 				       t->ctx_names[row.ctx] : NULL;
 			row.count = sum->count;
 			row.sum_ns = sum->sum_ns;
+			row.excl_ns = sum->excl_ns;
 			seen = true;
 			ret = cb(&row, arg);
 		}
@@ -159,6 +161,83 @@ unsigned long long conv_trace_drops(struct conv_trace *t)
 	}
 	free(vals);
 	return sum;
+}
+
+/* a per-CPU u64 array's element idx summed over CPUs */
+static unsigned long long percpu_sum(struct conv_trace *t, struct bpf_map *map,
+				     __u32 idx)
+{
+	__u64 *vals = calloc(t->ncpus, sizeof(*vals));
+	unsigned long long sum = 0;
+	int c;
+
+	if (vals && !bpf_map__lookup_elem(map, &idx, sizeof(idx), vals,
+					  t->ncpus * sizeof(*vals), 0))
+		for (c = 0; c < t->ncpus; c++)
+			sum += vals[c];
+	free(vals);
+	return sum;
+}
+
+struct ctx_calls {
+	struct conv_trace *t;
+	unsigned int ctx;
+	unsigned long long calls;
+};
+
+static int add_func_calls(const struct conv_trace_row *row, void *arg)
+{
+	struct ctx_calls *c = arg;
+	int i;
+
+	if (row->ctx != c->ctx)
+		return 0;
+	for (i = 0; i < c->t->nr_funcs; i++)
+		if (row->probe == c->t->probes[i].name)
+			c->calls += row->count;
+	return 0;
+}
+
+unsigned long long conv_trace_ctx_hits(struct conv_trace *t, unsigned int ctx)
+{
+	struct ctx_calls c = { .t = t, .ctx = ctx };
+
+	if (ctx >= CT_MAX_CTX)
+		return 0;
+	conv_trace_read(t, add_func_calls, &c);
+	return percpu_sum(t, t->skel->maps.hits, ctx) + 2 * c.calls;
+}
+
+/* the programs each counter needs (trace_int.h, enum CP_*) */
+static const unsigned int counter_progs[CTC_NR] = {
+	[CTC_PAGES_ALLOC] = 1u << CP_PAGE_ALLOC,
+	[CTC_PAGES_FREED] = 1u << CP_PAGE_FREE,
+	[CTC_PAGES_ZEROED] = 1u << CP_PAGE_ALLOC | 1u << CP_CLEAR_HUGE |
+			     1u << CP_ZERO_RANGE | 1u << CP_FIRST_USE,
+	[CTC_IPIS] = 1u << CP_IPI_MASK | 1u << CP_IPI_SINGLE |
+		     1u << CP_IPI_RESCHED,
+	[CTC_TLB_FLUSHES] = 1u << CP_TLB_FLUSH,
+	[CTC_SPTE_4K] = 1u << CP_SET_SPTE,
+	[CTC_SPTE_2M] = 1u << CP_SET_SPTE,
+	[CTC_SPTE_1G] = 1u << CP_SET_SPTE,
+};
+
+int conv_trace_counter(struct conv_trace *t, unsigned int ctx, unsigned int c,
+		       unsigned long long *val, const char **why)
+{
+	unsigned int p;
+
+	if (c >= CTC_NR || ctx >= CT_MAX_CTX || !t->counters)
+		return -EINVAL;
+	for (p = 0; p < NR_CP; p++) {
+		if (!(counter_progs[c] & (1u << p)) || t->cp_links[p])
+			continue;
+		if (why)
+			*why = t->cp_why[p];
+		return -ENOENT;
+	}
+	*val = percpu_sum(t, t->skel->maps.counters, ctx * CTC_NR + c);
+	return 0;
 }
 
 static int add_count(const struct conv_trace_row *row, void *arg)

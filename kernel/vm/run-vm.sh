@@ -34,7 +34,10 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
 
 stdout carries the command's output; run-vm messages go to stderr.
 DIR gets console.log, qemu.log (CPU resets), vm.env and the files the
-command left in /out.
+command left in /out;
+clock.log gets every CONVBENCH-CLOCK line of the command's output (or of
+the kernel's, through /dev/kmsg) with the host's time of its arrival
+(host_s=SECONDS, convbench --clock-mark).
 Exit: COMMAND's status, 2 bad usage, 124 guest hung, 125 kernel panic/oops,
 126 no exit status came back (QEMU or guest init failed).
 Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
@@ -249,7 +252,8 @@ set +e
 	echo "$?" 2>/dev/null >"$tmp/qemu.rc"	# $tmp is gone after a signal
 	rm -f "$tmp/timeout.pid"
 } 2>&1 |
-	awk "${awk_opts[@]}" -v logf="$log" -v verbose="$verbose" -v t0="$t0" -v mark="$tmp/started" '
+	awk "${awk_opts[@]}" -v logf="$log" -v verbose="$verbose" -v t0="$t0" -v mark="$tmp/started" \
+		-v clockf="$out/clock.log" '
 	{
 		sub(/\r$/, "")
 		if (!inside) gsub(/\033(\[[0-9;?]*[A-Za-z]|c)/, "")	# SeaBIOS screen codes
@@ -264,6 +268,12 @@ set +e
 			print >"/dev/stderr"; fflush("/dev/stderr")
 		}
 		next
+	}
+	# the host clock when a clock mark arrives (make bench checks the
+	# guest TSC against it, bench/clock_mark.h)
+	inside && (i = index($0, "CONVBENCH-CLOCK ")) {
+		"date +%s.%N" | getline t; close("date +%s.%N")
+		print "host_s=" t, substr($0, i) >clockf; fflush(clockf)
 	}
 	inside { print; fflush(); next }
 	verbose { print >"/dev/stderr"; fflush("/dev/stderr") }
@@ -307,7 +317,8 @@ if [[ -n $status ]]; then
 		say "the guest could not write /out to the ${disk} MB results disk (--disk MB), see $log"
 		result=no-results code=126
 	elif ! tar -C "$out" -xf "$tmp/disk.img" --no-same-owner \
-		--exclude=./console.log --exclude=./vm.env --exclude=./qemu.log; then
+		--exclude=./console.log --exclude=./vm.env --exclude=./clock.log \
+		--exclude=./qemu.log; then
 		say "could not extract the results disk into $out"
 		result=no-results code=126
 	fi

@@ -65,7 +65,7 @@ grep -q '"provenance"' "$tmp/run/summary.json" 2>/dev/null &&
 	grep -q '"cells": \[\]' "$tmp/run/summary.json"
 result $? "summary.json is written: provenance, no cells"
 [ "$(cat "$tmp/run/samples.csv" 2>/dev/null | wc -l)" -eq 1 ] &&
-	head -n 1 "$tmp/run/samples.csv" | grep -q '^mode,size,direction,'
+	head -n 1 "$tmp/run/samples.csv" | grep -q '^round,mode,size,direction,'
 result $? "samples.csv is written: the header, no samples"
 
 # --- bad options: exit 2 naming the option, nothing written
@@ -89,6 +89,21 @@ bad "--inject" --inject=explode@3
 bad "--inject=corrupt needs --no-preserve" --inject=corrupt@6:8
 bad "exclude each other" --iterations=5 --duration=1
 bad "unknown option" --frobnicate
+bad "--rounds" --rounds=0
+bad "--trace" --trace=some
+bad "exclude each other" --counts --trace
+
+# --- make bench's clock mark: a group of lines the host stamps
+"$CB" --clock-mark=start > "$tmp/clock" 2> "$tmp/err"
+rc=$?
+lines=$(grep -cE '^CONVBENCH-CLOCK start tsc=[0-9]+ raw_ns=[0-9]+ tsc_khz=[0-9]+ clocksource=[a-z_-]+ tsc_early_khz=[0-9]+ tsc_unstable=[01]$' "$tmp/clock")
+if [ $rc -eq 0 ]; then
+	[ "$lines" -eq 5 ] && ! grep -q 'tsc_khz=0 ' "$tmp/clock"
+	result $? "--clock-mark: 5 CONVBENCH-CLOCK lines with TSC, clocks and KVM's TSC rate ($lines)"
+else
+	[ $rc -eq 1 ] && grep -q 'KVM_GET_TSC_KHZ' "$tmp/err"
+	result $? "--clock-mark without KVM: exit 1 naming KVM_GET_TSC_KHZ ($rc)"
+fi
 
 "$CB" --help > "$tmp/help" 2>&1
 rc=$?

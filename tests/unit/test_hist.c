@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of bench/hist: bucketing (hist_bucket.h, also used by the
+ * Unit test of lib/hist: bucketing (hist_bucket.h, also used by the
  * BPF programs), exact count/min/max/sum, percentiles within the
  * documented bound, merge, and the text/CSV layouts byte for byte.
  *

@@ -21,15 +21,18 @@ static struct inv_sample good(enum conv_mode m, enum conv_trigger t,
 		.size = 65536, .exits = t == TRIGGER_IMPLICIT ? 16 : 1,
 		.copy = copies ? 16000 : 0,
 		.exit_rt = t == TRIGGER_IMPLICIT ? 0 : 93000,
-		.host = 57000, .record = t == TRIGGER_IMPLICIT ? 0 : 19000,
+		.host = 57000, .record = 19000,
 		.mem = 36000,
 		.release = m == MODE_DESTRUCTIVE && d == DIR_TO_PRIVATE ?
 			   2000 : 0,
 	};
 
+	/* implicit: the record update (host clock) is part of the sample */
 	s.after_exit = t == TRIGGER_IMPLICIT ? 500000 : 400000;
-	s.total = s.copy + s.exit_rt + s.after_exit + 10;
-	s.first = s.copy + s.exit_rt + 30000;
+	s.total = s.copy + s.exit_rt + s.after_exit + 10 +
+		  (t == TRIGGER_IMPLICIT ? s.record : 0);
+	s.first = s.copy + s.exit_rt + 30000 +
+		  (t == TRIGGER_IMPLICIT ? s.record : 0);
 	return s;
 }
 
@@ -94,8 +97,11 @@ int main(void)
 	s.host = s.exit_rt + 50;
 	caught(&s, "exit round trip", "a handler outside the exit round trip");
 	s = good(MODE_INPLACE, TRIGGER_IMPLICIT, DIR_TO_SHARED, true);
-	s.host = s.after_exit + 50;
-	caught(&s, "faulting accesses", "an implicit handler outside the faulting accesses");
+	s.host = s.after_exit + s.record + 50;
+	caught(&s, "faulting accesses", "an implicit handler outside the record update and the faulting accesses");
+	s = good(MODE_INPLACE, TRIGGER_IMPLICIT, DIR_TO_SHARED, true);
+	s.total -= s.record;
+	caught(&s, "> total", "an implicit sample without its record update");
 	s = good(MODE_INPLACE, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
 	s.host = s.mem = s.record = 0;
 	s.exits = 0;
@@ -108,11 +114,17 @@ int main(void)
 	s.release = 100;
 	caught(&s, "nothing is released", "a release in place");
 	s = good(MODE_DESTRUCTIVE, TRIGGER_IMPLICIT, DIR_TO_PRIVATE, true);
-	s.record = 100;
-	caught(&s, "implicit: record", "a timed record update with the implicit trigger");
+	s.exit_rt = 100;
+	s.total += 100;
+	caught(&s, "implicit: exit round trip", "an exit round trip of its own with the implicit trigger");
 	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, true);
 	s.record = 0;
-	caught(&s, "explicit: record", "no record update with the explicit trigger");
+	caught(&s, "record update 0", "no record update with the explicit trigger");
+	s = good(MODE_INPLACE, TRIGGER_IMPLICIT, DIR_TO_SHARED, false);
+	s.total -= s.record;
+	s.first -= s.record;
+	s.record = 0;
+	caught(&s, "record update 0", "no record update with the implicit trigger");
 	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, true);
 	s.exits = 2;
 	caught(&s, "explicit: 2 exits", "two exits for one hypercall");
@@ -137,7 +149,7 @@ int main(void)
 		};
 	}
 	cs[1].host = 700;
-	bad = inv_check_cell(&res, why, sizeof(why));
+	bad = inv_check_cell(&res, 0, why, sizeof(why));
 	tap_result(bad == 1 && strstr(why, "vCPU 1 iteration 1 to-shared"),
 		   "inv_check_cell counts 1 bad sample and names it (%d: %s)",
 		   bad, bad ? why : "");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of the results writers: bench/jsonw (escaping, nesting,
- * commas, numbers, misuse sets the error flag), bench/csvw (RFC 4180
- * quoting) and bench/atomic_file (commit publishes, abort leaves
+ * Unit test of the results writers: lib/jsonw (escaping, nesting,
+ * commas, numbers, misuse sets the error flag), lib/csvw (RFC 4180
+ * quoting) and lib/atomic_file (commit publishes, abort leaves
  * nothing, an existing file is not overwritten). Expected output is
  * compared byte for byte (the layout is Python's json.dumps(indent=2)).
  *

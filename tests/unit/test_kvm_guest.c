@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host test of bench/kvm_util on this machine's /dev/kvm: a long-mode
+ * Host test of bench/kvm/kvm_util on this machine's /dev/kvm: a long-mode
  * guest runs C functions of this binary, syncs values, reads and writes
  * memory the host prepared, reports asserts and exceptions; KVM_RUN is
  * always bounded. Needs no part of the private-memory series.

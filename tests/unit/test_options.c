@@ -149,5 +149,33 @@ int main(void)
 	tap_result(r == 2 && strstr(err, "exclude"),
 		   "--iterations with --duration is refused");
 
+	/* rounds, order, tracing, counting, merging, clock marks */
+	r = parse(&env, err, sizeof(err), NULL);
+	tap_result(!r && env.rounds == 5 && env.first_round == 0 &&
+		   env.order_seed < (1ULL << 53) && env.trace == TRACE_OFF &&
+		   !env.counts && !env.merge && !env.clock_mark,
+		   "defaults: 5 rounds from 0, a random order seed below 2^53, no trace, no counts");
+	r = parse(&env, err, sizeof(err), "--rounds=3", "--first-round=7",
+		  "--order-seed=42", "--trace", NULL);
+	tap_result(!r && env.rounds == 3 && env.first_round == 7 &&
+		   env.order_seed == 42 && env.trace == TRACE_DEFAULT,
+		   "--rounds, --first-round, --order-seed, --trace are taken");
+	r = parse(&env, err, sizeof(err), "--trace=all", NULL);
+	tap_result(!r && env.trace == TRACE_ALL, "--trace=all is taken");
+	r = parse(&env, err, sizeof(err), "--counts", "--merge=/tmp/b",
+		  "--out=/tmp/m", "--clock-mark=start-1", NULL);
+	tap_result(!r && env.counts && !strcmp(env.merge, "/tmp/b") &&
+		   !strcmp(env.clock_mark, "start-1"),
+		   "--counts, --merge with --out, --clock-mark are taken");
+	refused("--rounds=0", "--rounds");
+	refused("--rounds=65", "--rounds");
+	refused("--first-round=x", "--first-round");
+	refused("--order-seed=9007199254740992", "--order-seed");
+	refused("--trace=most", "--trace");
+	refused("--merge=/tmp/b", "--merge needs --out");
+	refused("--clock-mark=A B", "--clock-mark");
+	refused_with("--counts", "--trace", "exclude");
+	refused_with("--counts", "--vcpus=2", "--counts");
+
 	return tap_finish(false);
 }

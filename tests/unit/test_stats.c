@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of bench/stats: numpy-'linear' percentiles (expected values
+ * Unit test of lib/stats: numpy-'linear' percentiles (expected values
  * worked out by hand from numpy's definition), selection == sort,
- * mean/stddev, the order-statistic CI ranks (exact binomial), and the
- * bootstrap ratio CI: deterministic, covers a known 2x ratio, narrows
- * with more samples, fast enough for 2000 replicates.
+ * mean/stddev, Student t quantiles against the tables, the t interval
+ * over rounds of a ratio (agreeing rounds, 1 and 2 rounds, bad input,
+ * coverage near 95% in simulation), samples beyond a percentile.
  *
  * Output: TAP-like lines, then "N passed, N failed". Exit 0 pass, 1 fail.
  */
@@ -156,94 +156,65 @@ static void test_moments(void)
 	tap_result(ok, "summary of double and u64 samples");
 }
 
-static void test_percentile_ci(void)
+static void test_t_quantile(void)
 {
-	static const struct { size_t n; double p, conf; size_t l, u; } c[] = {
-		{ 6, 50, 0.95, 1, 6 }, { 10, 50, 0.95, 2, 9 },
-		{ 100, 50, 0.95, 40, 61 }, { 1000, 50, 0.95, 469, 532 },
-		{ 1000, 50, 0.99, 459, 542 }, { 1000, 90, 0.95, 881, 919 },
-		{ 1000, 99, 0.95, 983, 997 },
+	/* Student t 0.975 quantiles from the tables */
+	static const struct { unsigned int df; double t; } q[] = {
+		{ 1, 12.7062 }, { 2, 4.3027 }, { 4, 2.7764 }, { 9, 2.2622 },
+		{ 30, 2.0423 }, { 1000, 1.9623 },
 	};
-	double *x = malloc(1000 * sizeof(*x)), lo, hi;
 	unsigned int i, bad = 0;
 
-	/* x(k) = k, shuffled: the interval reads back as ranks */
-	for (i = 0; i < 1000; i++)
-		x[i] = 1000 - i;
-	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		double *y = x + 1000 - c[i].n;	/* values 1..n */
-
-		if (stats_percentile_ci(y, c[i].n, c[i].p, c[i].conf, &lo, &hi) ||
-		    lo != c[i].l || hi != c[i].u) {
-			tap_diag("n=%zu p%g conf %g: [%g, %g], want [%zu, %zu]",
-				 c[i].n, c[i].p, c[i].conf, lo, hi, c[i].l, c[i].u);
-			bad++;
-		}
-	}
-	tap_result(!bad, "order-statistic CI ranks match the exact binomial");
-	tap_result(stats_median_ci(x + 995, 5, 0.95, &lo, &hi) == -ERANGE &&
-		   lo == 1 && hi == 5,
-		   "median CI of 5 samples: -ERANGE and [min, max]");
-	free(x);
+	for (i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		bad += fabs(stats_t_quantile(0.975, q[i].df) - q[i].t) > 1e-4;
+	tap_result(!bad, "t quantiles match the tables (df 1, 2, 4, 9, 30, 1000)");
+	tap_result(near(stats_t_quantile(0.025, 4), -stats_t_quantile(0.975, 4)) &&
+		   fabs(stats_t_quantile(0.5, 7)) < 1e-9,
+		   "t quantiles are symmetric, the median is 0");
+	tap_result(isnan(stats_t_quantile(1, 4)) && isnan(stats_t_quantile(0.9, 0)),
+		   "t quantile refuses p = 1 and df = 0");
 }
 
-static void test_bootstrap(void)
+static void test_round_intervals(void)
 {
-	enum { N = 1000, BIG = 4000, SMALL = 250 };
-	double *a = malloc(BIG * sizeof(*a)), *b = malloc(BIG * sizeof(*b));
-	double lo, hi, lo2, hi2, t, w_small, w_big;
-	unsigned int i, covered = 0;
-	bool bad;
-	int err;
+	double v[5] = { 1, 2, 3, 4, 5 }, m, lo, hi, g;
+	double same[3] = { 2, 2, 2 }, two[2] = { 1, 4 }, bad[2] = { 1, -1 };
+	double sorted[6] = { 1, 2, 2, 3, 5, 8 };
+	int covered = 0, i;
 
-	fill_lognormal(a, N, 1000, 0.5);
-	fill_lognormal(b, N, 2000, 0.5);
-	t = now_s();
-	err = stats_bootstrap_ratio_ci(a, N, b, N, 50, 0, 0.95, 42, &lo, &hi);
-	t = now_s() - t;
-	tap_diag("bootstrap 2000 reps, 1000+1000 samples: %.1f ms, CI [%.4f, %.4f]",
-		 t * 1e3, lo, hi);
-	tap_result(!err && lo < 2 && hi > 2 && lo > 1.7 && hi < 2.3,
-		   "95%% CI of the median ratio contains the true 2x");
-	tap_result(t < 1.0, "2000 replicates of 1000+1000 in under 1 s");
+	tap_result(!stats_mean_ci_t(v, 5, 0.95, &m, &lo, &hi) && near(m, 3) &&
+		   fabs(lo - 1.0368) < 1e-3 && fabs(hi - 4.9632) < 1e-3,
+		   "t interval of 1..5: 3 (1.037..4.963)");
+	tap_result(!stats_ratio_rounds(same, 3, 0.95, &g, &lo, &hi) &&
+		   near(g, 2) && near(lo, 2) && near(hi, 2),
+		   "rounds that agree: the ratio, a zero-width interval");
+	tap_result(!stats_ratio_rounds(two, 2, 0.95, &g, &lo, &hi) &&
+		   near(g, 2) && lo < 0.05 && hi > 80 && near(lo * hi, 4),
+		   "two rounds 1 and 4: geometric mean 2, an interval symmetric in log and wide (t with 1 df)");
+	tap_result(!stats_ratio_rounds(two, 1, 0.95, &g, &lo, &hi) &&
+		   near(g, 1) && isnan(lo) && isnan(hi),
+		   "one round: the ratio, no interval");
+	tap_result(stats_ratio_rounds(bad, 2, 0.95, &g, &lo, &hi) == -EINVAL &&
+		   stats_ratio_rounds(two, 0, 0.95, &g, &lo, &hi) == -EINVAL &&
+		   stats_mean_ci_t(v, 1, 0.95, &m, &lo, &hi) == -EINVAL,
+		   "a ratio <= 0, no rounds, one value for a mean: refused");
+	/* coverage: 5 rounds whose ratio scatters (lognormal) around 0.8 */
+	for (i = 0; i < 2000; i++) {
+		double r[5];
 
-	stats_bootstrap_ratio_ci(a, N, b, N, 50, 0, 0.95, 42, &lo2, &hi2);
-	tap_result(lo2 == lo && hi2 == hi, "same seed, same interval");
-	stats_bootstrap_ratio_ci(a, N, b, N, 50, 0, 0.95, 43, &lo2, &hi2);
-	tap_result(lo2 != lo || hi2 != hi, "another seed, another interval");
-
-	err = stats_bootstrap_ratio_ci(a, N, b, N, 90, 500, 0.95, 1, &lo, &hi);
-	tap_result(!err && lo < 2 && hi > 2, "p90 ratio CI contains 2x");
-
-	fill_lognormal(a, BIG, 1000, 0.5);
-	fill_lognormal(b, BIG, 2000, 0.5);
-	stats_bootstrap_ratio_ci(a, SMALL, b, SMALL, 50, 500, 0.95, 7, &lo, &hi);
-	w_small = hi - lo;
-	stats_bootstrap_ratio_ci(a, BIG, b, BIG, 50, 500, 0.95, 7, &lo, &hi);
-	w_big = hi - lo;
-	tap_diag("CI width: %.4f with 250+250, %.4f with 4000+4000", w_small, w_big);
-	tap_result(w_big < 0.5 * w_small, "CI narrows with 16x the samples");
-
-	/* coverage over independent data sets (seeded: not flaky) */
-	for (i = 0; i < 100; i++) {
-		fill_lognormal(a, 200, 1000, 0.5);
-		fill_lognormal(b, 200, 2000, 0.5);
-		stats_bootstrap_ratio_ci(a, 200, b, 200, 50, 300, 0.95, i, &lo, &hi);
-		covered += lo <= 2 && hi >= 2;
+		fill_lognormal(r, 5, 0.8, 0.1);
+		stats_ratio_rounds(r, 5, 0.95, &g, &lo, &hi);
+		covered += lo <= 0.8 && hi >= 0.8;
 	}
-	tap_diag("coverage of nominal 95%%: %u/100", covered);
-	tap_result(covered >= 85, "coverage near nominal over 100 data sets");
-
-	b[0] = NAN;
-	err = stats_bootstrap_ratio_ci(a, 10, b, 10, 50, 0, .95, 1, &lo, &hi);
-	bad = err != -EINVAL;
-	err = stats_bootstrap_ratio_ci(a, 0, a, 10, 50, 0, .95, 1, &lo, &hi);
-	bad |= err != -EINVAL;
-	err = stats_bootstrap_ratio_ci(a, 10, a, 10, 50, 0, 1.0, 1, &lo, &hi);
-	bad |= err != -EINVAL;
-	tap_result(!bad, "bootstrap refuses NaN, empty input, conf 1");
-	free(a);
-	free(b);
+	tap_diag("5-round intervals cover the true ratio in %d of 2000", covered);
+	tap_result(covered >= 1860 && covered <= 1940,
+		   "coverage of the 95%% interval over rounds is 93..97%% (%d/2000)",
+		   covered);
+	tap_result(stats_beyond_sorted(sorted, 6, 2) == 3 &&
+		   stats_beyond_sorted(sorted, 6, 8) == 0 &&
+		   stats_beyond_sorted(sorted, 6, 0.5) == 6,
+		   "samples beyond a value: strictly greater, ties not counted");
+	(void)now_s;
 }
 
 int main(void)
@@ -251,7 +222,7 @@ int main(void)
 	test_percentiles();
 	test_select_matches_sort();
 	test_moments();
-	test_percentile_ci();
-	test_bootstrap();
+	test_t_quantile();
+	test_round_intervals();
 	return tap_finish(false);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "invariants.h"
+#include "units.h"
 
 #define CSV_TOL_NS	2.0
 #define MAX_REPORTED	5
@@ -63,9 +64,13 @@ static int row_of(char **f, const int *col, struct inv_sample *s)
 	double v[C_NR];
 	int i;
 
-	for (i = C_SIZE; i < C_NR; i++)
+	for (i = C_SIZE + 1; i < C_NR; i++)
 		if (i != C_DIR && i != C_TRIGGER && num(f[col[i]], &v[i]))
 			return -1;
+	/* sizes are spelled "4K", "2M" (lib/units.h) */
+	v[C_SIZE] = size_parse(f[col[C_SIZE]]);
+	if (!v[C_SIZE])
+		return -1;
 	memset(s, 0, sizeof(*s));
 	if (!strcmp(f[col[C_MODE]], "inplace"))
 		s->mode = MODE_INPLACE;

@@ -48,7 +48,7 @@ run_cell() {
 	name="$mode $size $trig $content${1:+ $*}"
 	out=$work/$mode-$size-$trig-$content
 	"$CB" --mode="$mode" --size="$size" --trigger="$trig" --"$content" \
-		--iterations="$iters" --warmup=2 --stall-timeout=20 \
+		--rounds=1 --iterations="$iters" --warmup=2 --stall-timeout=20 \
 		--out="$out" "$@" >"$out.txt" 2>&1
 	rc=$?
 	if [ $rc -eq 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ]; then
@@ -70,7 +70,7 @@ run_cell() {
 	ok $? "$name: samples.csv has $((2 * iters)) samples ($((lines - 1)))"
 	want=1
 	[ "$content" = preserve ] || want=0
-	other=$(awk -F, -v w=$want 'NR > 1 && $5 != w' "$out/samples.csv" 2>/dev/null | wc -l)
+	other=$(awk -F, -v w=$want 'NR > 1 && $6 != w' "$out/samples.csv" 2>/dev/null | wc -l)
 	grep -q "\"preserve\": $([ $want = 1 ] && echo true || echo false)" "$out/summary.json" 2>/dev/null &&
 		[ "$other" -eq 0 ]
 	ok $? "$name: samples.csv and summary.json record $content"
@@ -97,14 +97,108 @@ run_cell 64K explicit 20 inplace no-preserve --debug
 run_cell 4K implicit 50 inplace no-preserve --debug
 run_cell 2M implicit 3 inplace no-preserve --debug
 
-# both modes in one run: the ratio table
-"$CB" --mode=destructive,inplace --size=64K --iterations=30 --vcpus=2 \
+# both modes in one run: the ratio table, over 3 rounds
+"$CB" --mode=destructive,inplace --size=64K --iterations=15 --rounds=3 \
 	--out="$work/both" >"$work/both.txt" 2>&1
 rc=$?
-[ $rc -eq 0 ] && grep -q "^inplace/destructive, same run" "$work/both.txt" &&
-	grep -qE "^  64K  to-shared  p50 [0-9.]+ \([0-9.]+\.\.[0-9.]+\)" "$work/both.txt"
-ok $? "both modes in one run print the inplace/destructive ratios (got $rc)"
-check_samples "$work/both/samples.csv" "both modes, 2 vCPUs"
+[ $rc -eq 0 ] && grep -q "^inplace/destructive over rounds" "$work/both.txt" &&
+	grep -qE "^  64K  to-shared  p50 [0-9.]+ \([0-9.]+\.\.[0-9.]+\)  rounds [0-9.]+ [0-9.]+ [0-9.]+$" "$work/both.txt"
+ok $? "both modes over 3 rounds: the ratio, its CI over rounds and each round's ratio (got $rc)"
+[ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both.txt" | sed 's/^/# /' | head -n 10
+[ "$(grep -c ' conversions, all verified (round [0-2])$' "$work/both.txt")" -eq 12 ]
+ok $? "both modes over 3 rounds: 2 modes x 2 directions x 3 rounds reported"
+check_samples "$work/both/samples.csv" "both modes, 3 rounds"
+"$CB" --mode=destructive,inplace --size=64K --iterations=30 --vcpus=2 \
+	--rounds=1 --out="$work/both2" >"$work/both2.txt" 2>&1
+rc=$?
+ok $rc "both modes, 2 vCPUs: exit 0 (got $rc)"
+[ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both2.txt" | sed 's/^/# /' | head -n 10
+check_samples "$work/both2/samples.csv" "both modes, 2 vCPUs"
+
+# --- rounds: the order is the recorded seed's, sizes shuffled, modes ABBA
+order() {	# order DIR: each round's order, one line each
+	sed -n 's/^ *"order": "\(.*\)",$/\1/p' "$1/summary.json" | grep -v '^per round'
+}
+for o in o1 o2; do
+	"$CB" --mode=destructive,inplace --size=4K,8K,12K --iterations=2 \
+		--warmup=1 --rounds=2 --order-seed=42 --out="$work/$o" \
+		>"$work/$o.txt" 2>&1
+done
+order "$work/o1" >"$work/o1.order"
+order "$work/o2" >"$work/o2.order"
+sed 's/^/# seed 42: /' "$work/o1.order"
+[ "$(wc -l <"$work/o1.order")" -eq 2 ] && cmp -s "$work/o1.order" "$work/o2.order"
+ok $? "the same --order-seed runs the cells in the same order"
+grep -q '"order_seed": 42,' "$work/o1/summary.json"
+ok $? "summary.json records the order seed"
+[ "$(sed -n 1p "$work/o1.order")" != "$(sed -n 2p "$work/o1.order")" ]
+ok $? "the two rounds run the sizes in different orders (seed 42)"
+# every size's two modes back to back, the first alternating across the run
+tr ',' '\n' <"$work/o1.order" | sed 's/^ *//' | awk '
+	{ size[NR] = $1; mode[NR] = $2 }
+	END {
+		for (i = 1; i < NR; i += 2) {
+			if (size[i] != size[i + 1] || mode[i] == mode[i + 1]) exit 1
+			first = mode[i] == "destructive"
+			if (i > 1 && first == prev) exit 1
+			prev = first
+		}
+		exit NR != 12
+	}'
+ok $? "per size the two modes run back to back, which first alternates (ABBA)"
+[ "$(tr ',' '\n' <"$work/o1.order" | head -n 6 | sort | uniq | wc -l)" -eq 6 ]
+ok $? "each round runs every (mode, size) once"
+
+# --- work counts: exact within a run and across runs
+for c in c1 c2; do
+	"$CB" --mode=destructive,inplace --size=4K,64K --iterations=10 \
+		--rounds=1 --counts --out="$work/$c" >"$work/$c.txt" 2>&1
+	rc=$?
+done
+grep -A 10 '^work per conversion' "$work/c1.txt" | sed 's/^/# /'
+# IPIs depend on what else runs on the other CPU, and the debug kernel
+# adds a TLB flush request now and then: not compared (shown above)
+grep '^  [a-z]' "$work/c1.txt" | grep ' exits ' | sed 's/ tlb_flush_requests .*//' | sort >"$work/c1.work"
+grep '^  [a-z]' "$work/c2.txt" | grep ' exits ' | sed 's/ tlb_flush_requests .*//' | sort >"$work/c2.work"
+[ $rc -eq 0 ] && [ "$(wc -l <"$work/c1.work")" -eq 8 ] && cmp -s "$work/c1.work" "$work/c2.work"
+ok $? "--counts: two runs count the same work per conversion (but TLB flush requests and IPIs)"
+! grep -q '\[' "$work/c1.work"
+ok $? "--counts: every conversion of a cell counts the same"
+grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 npt_fixed 1 spte_4k 1 spte_2m 0 host_faults 1 pages_allocated 1 pages_freed 1 pages_zeroed 1 bytes_copied 8192$' "$work/c1.work" &&
+	grep -q '^  inplace     64K  to-private exits 17 npt_faults 16 npt_fixed 16 spte_4k 16 spte_2m 0 host_faults 0 pages_allocated 0 pages_freed 0 pages_zeroed 0 bytes_copied 0$' "$work/c1.work"
+ok $? "--counts: destructive allocates, frees, zeroes and copies a page per 4K; in place none"
+"$CB" --mode=destructive --size=4K --iterations=10 --rounds=1 --counts \
+	--no-preserve >"$work/np.txt" 2>&1
+grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 ' "$work/np.txt"
+ok $? "--no-preserve: the guest's touch writes, one NPT fault per page (no zero page)"
+
+# --- traces: contexts per cell and phase, tidy files
+"$CB" --mode=destructive,inplace --size=4K --iterations=10 --rounds=2 \
+	--trace --out="$work/tr" >"$work/tr.txt" 2>&1
+rc=$?
+t=$work/tr/trace-totals.csv
+[ $rc -eq 0 ] && [ -s "$t" ] && [ -s "$work/tr/trace.csv" ]
+ok $? "--trace: trace.csv and trace-totals.csv written ($rc)"
+! awk -F, '$1 == "shmem_fallocate" && $3 == "inplace" && ($5 == "to-shared" || $5 == "to-private")' "$t" | grep -q .
+ok $? "--trace: no shmem_fallocate in in-place conversions (contexts end with their cell)"
+awk -F, '$1 == "shmem_fallocate" && $3 == "inplace" && $5 == "setup"' "$t" | grep -q . &&
+	awk -F, '$1 == "shmem_convert_range" && $3 == "inplace" && $5 == "to-shared" && $6 == 20 && $9 == 20' "$t" | grep -q .
+ok $? "--trace: the in-place cell's fallocate is its setup's; shmem_convert_range once per conversion (20 over 2 rounds)"
+! awk -F, 'NR > 1 && $8 > $7' "$t" | grep -q .
+ok $? "--trace: exclusive time never exceeds inclusive"
+head -n 1 "$work/tr/trace.csv" | grep -qx 'probe,mode,size,phase,low_ns,high_ns,count' &&
+	! grep -q '^#' "$work/tr/trace.csv" &&
+	[ "$(awk -F, 'NR > 1 && NF != 7' "$work/tr/trace.csv" | wc -l)" -eq 0 ]
+ok $? "trace.csv: one row per bucket, no comment rows"
+grep -q '"set": "default"' "$work/tr/summary.json" &&
+	[ "$(grep -c '"attach": "fentry"' "$work/tr/summary.json")" -eq 4 ]
+ok $? "--trace: the default set, four functions with fentry"
+"$CB" --mode=inplace --size=4K --iterations=5 --rounds=1 --trace=all \
+	--out="$work/tra" >"$work/tra.txt" 2>&1
+grep -q '"set": "all"' "$work/tra/summary.json" &&
+	grep -q '^kvm:kvm_exit,' "$work/tra/trace-totals.csv" &&
+	grep -q '^shmem_check_unused,' "$work/tra/trace-totals.csv"
+ok $? "--trace=all: the wide set and the tracepoint rows"
 
 "$CB" --size=3K >/dev/null 2>"$work/bad.txt"
 rc=$?

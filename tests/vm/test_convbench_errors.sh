@@ -67,7 +67,7 @@ run() {
 	name=$1
 	shift
 	t0=$(now_cs)
-	guard "$CB" --warmup=$W --stall-timeout=20 --out="$work/$name" "$@" \
+	guard "$CB" --rounds=1 --warmup=$W --stall-timeout=20 --out="$work/$name" "$@" \
 		>"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	cs=$(( $(now_cs) - t0 ))
@@ -177,7 +177,7 @@ partial stall $((6 - 2 * W)) '"all_verified": false'
 stop() {
 	name=$1 sig=$2 wait_s=$3
 	shift 3
-	"$CB" --warmup=$W --out="$work/$name" "$@" >"$work/$name.out" \
+	"$CB" --rounds=1 --warmup=$W --out="$work/$name" "$@" >"$work/$name.out" \
 		2>"$work/$name.err" &
 	pid=$!
 	sleep "$wait_s"
@@ -206,8 +206,9 @@ ok $? "SIGINT ends a running cell in $cs cs, exit 130 ($rc)"
 [ "$rows" -gt 0 ] && grep -q '"interrupted": true' "$work/int-running/summary.json" &&
 	"$CHECK" "$work/int-running/samples.csv" >"$work/check.txt"
 ok $? "int-running: $rows samples written, marked interrupted, invariants hold"
-! grep -q '^destructive 4K' "$work/int-running.out" &&
-	! grep -q '"size": "4K"' "$work/int-running/summary.json"
-ok $? "int-running: no cell starts after the signal"
+# the sizes run in a shuffled order: whichever ran, it is the only one
+cells=$(grep -c '"size_bytes"' "$work/int-running/summary.json" 2>/dev/null)
+[ "$cells" -eq 2 ]
+ok $? "int-running: no cell starts after the signal (one cell, two directions: $cells)"
 
 finish

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memfd_create(MFD_INACCESSIBLE) as our kernel carries it (v5 01/13 and
- * 04/13 ported to 6.1, bench/privmem_uapi.h): the host cannot read,
+ * 04/13 ported to 6.1, bench/kvm/privmem_uapi.h): the host cannot read,
  * write or mmap the content, sizing is once and page aligned, sealing
  * is closed. Runs inside the project's kernel; skips (exit 4) on a
  * kernel without the series. With the in-place variant (patches 0027-

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convreport --plot-data RUN: the tables the gnuplot scripts of analysis/
+ * read, in
+ * RUN/plots/data/ (whitespace-separated, one "#" header line):
+ *   meta              key=value: accel, kernel, cpu, date, sizes, modes ...
+ *   stats.dat         mode size_bytes size dir n p50_us p90_us p99_us
+ *   stats-M-D.dat     the same for one mode and direction, by size
+ *   hist-M-S-D.dat    low_us high_us pct_per_16th_octave (hist.csv)
+ *   cdf-M-S-D.dat     total_us fraction_at_or_below (samples.csv, <= ~2000
+ *                     points)
+ *   phases-S.dat      per (dir, mode): the phases' medians, cumulated
+ *   ratio.dat         size_bytes size dir p50 lo hi p90 lo hi (NaN where
+ *                     summary.json withholds a tail ratio)
+ *   ratio-D.dat       the same for one direction, by size
+ *   trace-S.dat       top probes: us and calls per conversion, per mode
+ * Statistics come from summary.json; samples.csv and hist.csv give only
+ * the shapes. Written into a temp folder, then renamed into place.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "csvr.h"
+#include "report.h"
+#include "units.h"
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+static double us_of(const struct jv *obj, const char *key)
+{
+	return jv_num(jv_get(obj, key), NAN) / 1000;
+}
+
+static void write_meta(const struct run *r, const char *dir)
+{
+	const char *accel = run_prov(r, "accel", "");
+	FILE *f = open_in(dir, "meta");
+	char sz[32];
+	size_t i;
+
+	if (!f)
+		return;
+	fprintf(f, "accel=%s\nkernel=%s\ncpu=%s\ndate=%s\nqemu=%s\nsizes=",
+		accel, run_prov(r, "kernel_release", ""),
+		run_prov(r, "cpu_model", ""), run_prov(r, "date", ""),
+		run_prov(r, "qemu_version", ""));
+	for (i = 0; i < r->nsizes; i++)
+		fprintf(f, "%llu ", (unsigned long long)r->sizes[i]);
+	fprintf(f, "\nsizelabels=");
+	for (i = 0; i < r->nsizes; i++)
+		fprintf(f, "%s ", size_str(r->sizes[i], sz, sizeof(sz)));
+	fprintf(f, "\ndirs=to-shared to-private \nmodes=%s%s\ntrace=%d\n",
+		r->has_mode[RUN_DESTRUCTIVE] ? "destructive " : "",
+		r->has_mode[RUN_INPLACE] ? "inplace " : "",
+		jv_get(r->sum, "trace") != NULL);
+	fprintf(f, "accel_note=%s\n", !strcasecmp(accel, "tcg") ?
+		"TCG (emulated) timings" : "");
+	fclose(f);
+}
+
+static void stats_row(FILE *f, const struct run *r, enum run_mode m,
+		      uint64_t size, enum run_dir d)
+{
+	const struct jv *tot = jv_get(run_cell(r, m, size, d), "total_ns");
+	char sz[32];
+
+	if (!tot)
+		return;
+	fprintf(f, "%s %llu %s %s %.0f %g %g %g\n", run_mode_name[m],
+		(unsigned long long)size, size_str(size, sz, sizeof(sz)),
+		run_dir_name[d], jv_num(jv_get(tot, "n"), 0), us_of(tot, "p50"),
+		us_of(tot, "p90"), us_of(tot, "p99"));
+}
+
+static void write_stats(const struct run *r, const char *dir)
+{
+	static const char head[] = "# mode size_bytes size dir n p50_us p90_us p99_us\n";
+	FILE *all = open_in(dir, "stats.dat"), *f;
+	char name[96];
+	size_t i;
+	int m, d;
+
+	if (all)
+		fputs(head, all);
+	for (m = 0; m < RUN_NR_MODES; m++)
+		for (d = 0; d < RUN_NR_DIRS; d++) {
+			snprintf(name, sizeof(name), "stats-%s-%s.dat",
+				 run_mode_name[m], run_dir_name[d]);
+			f = r->has_mode[m] ? open_in(dir, name) : NULL;
+			if (f)
+				fputs(head, f);
+			for (i = 0; i < r->nsizes; i++) {
+				if (all)
+					stats_row(all, r, m, r->sizes[i], d);
+				if (f)
+					stats_row(f, r, m, r->sizes[i], d);
+			}
+			if (f)
+				fclose(f);
+		}
+	if (all)
+		fclose(all);
+}
+
+/* hist.csv: percent of the cell's conversions per 1/16 octave */
+static void write_hists(const struct run *r, const char *dir)
+{
+	char path[4400], *line = NULL, *fl[16], name[128];
+	size_t cap = 0, pass;
+	double total[RUN_NR_MODES][64][RUN_NR_DIRS] = { { { 0 } } };
+	FILE *in, *out;
+
+	snprintf(path, sizeof(path), "%s/hist.csv", r->dir);
+	for (pass = 0; pass < 2; pass++) {
+		in = fopen(path, "r");
+		if (!in)
+			return;
+		while (getline(&line, &cap, in) >= 0) {
+			double lo, hi, n, w;
+			int m, d;
+			size_t i;
+			uint64_t sz;
+
+			if (csvr_split(line, fl, 16) < 6)
+				continue;
+			m = run_mode_of(fl[0]);
+			d = run_dir_of(fl[2]);
+			sz = size_parse(fl[1]);
+			for (i = 0; i < r->nsizes && r->sizes[i] != sz; i++)
+				;
+			if (m < 0 || d < 0 || i == r->nsizes ||
+			    csvr_num(fl[3], &lo) || csvr_num(fl[4], &hi) ||
+			    csvr_num(fl[5], &n))
+				continue;
+			if (!pass) {
+				total[m][i][d] += n;
+				continue;
+			}
+			snprintf(name, sizeof(name), "hist-%s-%llu-%s.dat",
+				 fl[0], (unsigned long long)sz, fl[2]);
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			out = fopen(path, "a");
+			if (!out)
+				continue;
+			if (!ftell(out))
+				fprintf(out, "# low_us high_us pct_per_16th_octave\n");
+			lo = lo < 1 ? 1 : lo;
+			w = 16 * log2((hi + 1) / lo);
+			fprintf(out, "%g %g %g\n", lo / 1000, (hi + 1) / 1000,
+				100 * n / total[m][i][d] / w);
+			fclose(out);
+			snprintf(path, sizeof(path), "%s/hist.csv", r->dir);
+		}
+		fclose(in);
+	}
+	free(line);
+}
+
+static void write_cdfs(const struct run *r, const char *dir)
+{
+	struct run_cdf *c;
+	char err[256], name[128];
+	size_t n, i, k, step;
+	FILE *f;
+
+	if (run_read_cdfs(r->dir, &c, &n, err, sizeof(err)))
+		return;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "cdf-%s-%llu-%s.dat",
+			 run_mode_name[c[i].mode], (unsigned long long)c[i].size,
+			 run_dir_name[c[i].dir]);
+		f = open_in(dir, name);
+		if (!f)
+			continue;
+		fprintf(f, "# total_us fraction\n");
+		step = (c[i].n + 1999) / 2000;
+		for (k = 1; k <= c[i].n; k++)
+			if (k % step == 0 || k == 1 || k == c[i].n)
+				fprintf(f, "%g %g\n", c[i].v[k - 1] / 1000,
+					(double)k / c[i].n);
+		fclose(f);
+	}
+	run_free_cdfs(c, n);
+}
+
+static void write_phases(const struct run *r, const char *dir)
+{
+	char name[64];
+	double x;
+	size_t i;
+	int m, d;
+
+	for (i = 0; i < r->nsizes; i++) {
+		FILE *f;
+
+		snprintf(name, sizeof(name), "phases-%llu.dat",
+			 (unsigned long long)r->sizes[i]);
+		f = open_in(dir, name);
+		if (!f)
+			continue;
+		fprintf(f, "# x dir mode copy exit_rt after_exit (cumulated, us) "
+			"| record memory release handler_rest (cumulated, us) "
+			"| median_total_us cluster_x\n");
+		x = 0;
+		for (d = 0; d < RUN_NR_DIRS; d++) {
+			for (m = 0; m < RUN_NR_MODES; m++) {
+				const struct jv *c = run_cell(r, m, r->sizes[i], d);
+				const struct jv *ph = jv_get(c, "phases_p50_ns");
+				double c1, c2, c3, h1, h2, h3, h4;
+
+				if (!c)
+					continue;
+				c1 = us_of(ph, "copy");
+				c2 = c1 + us_of(ph, "exit_round_trip");
+				c3 = c2 + us_of(ph, "after_exit");
+				h1 = us_of(ph, "host_record");
+				h2 = h1 + us_of(ph, "host_memory");
+				h3 = h2 + us_of(ph, "host_release");
+				h4 = fmax(us_of(ph, "host_handler"), h3);
+				fprintf(f, "%g %s %s %g %g %g %g %g %g %g %g %d\n",
+					x, run_dir_name[d], run_mode_name[m], c1,
+					c2, c3, h1, h2, h3, h4,
+					us_of(jv_get(c, "total_ns"), "p50"), d + 1);
+				x++;
+			}
+			x += 0.6;
+		}
+		fclose(f);
+	}
+}
+
+/* gnuplot's missing value for NaN */
+static const char *num(double v, char *buf)
+{
+	if (isnan(v))
+		return "NaN";
+	sprintf(buf, "%g", v);
+	return buf;
+}
+
+static void write_ratios(const struct run *r, const char *dir)
+{
+	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p90 p90_lo p90_hi\n";
+	FILE *all = open_in(dir, "ratio.dat"), *f[RUN_NR_DIRS];
+	char name[64], sz[32];
+	size_t i;
+	int d, p;
+
+	for (d = 0; d < RUN_NR_DIRS; d++) {
+		snprintf(name, sizeof(name), "ratio-%s.dat", run_dir_name[d]);
+		f[d] = open_in(dir, name);
+		if (f[d])
+			fputs(head, f[d]);
+	}
+	if (all)
+		fputs(head, all);
+	for (i = 0; i < r->nsizes; i++)
+		for (d = 0; d < RUN_NR_DIRS; d++) {
+			const struct jv *q = run_ratio(r, r->sizes[i], d);
+			char line[256], *w = line, a[32];
+
+			if (!q)
+				continue;
+			w += sprintf(w, "%llu %s %s",
+				     (unsigned long long)r->sizes[i],
+				     size_str(r->sizes[i], sz, sizeof(sz)),
+				     run_dir_name[d]);
+			/* p50 and p90: p99 ratios are mostly withheld */
+			for (p = 0; p < 2; p++) {
+				const struct jv *x = jv_get(q, run_pct_name[p]);
+				bool shown = jv_bool(jv_get(x, "shown"), false);
+
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ratio"), NAN) : NAN, a));
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ci95_lo"), NAN) : NAN, a));
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ci95_hi"), NAN) : NAN, a));
+			}
+			if (all)
+				fprintf(all, "%s\n", line);
+			if (f[d])
+				fprintf(f[d], "%s\n", line);
+		}
+	for (d = 0; d < RUN_NR_DIRS; d++)
+		if (f[d])
+			fclose(f[d]);
+	if (all)
+		fclose(all);
+}
+
+struct tline {
+	char probe[64];
+	double us[RUN_NR_MODES], calls[RUN_NR_MODES], best;
+};
+
+static int cmp_tline(const void *a, const void *b)
+{
+	const struct tline *x = a, *y = b;
+
+	return (x->best < y->best) - (x->best > y->best);
+}
+
+/* per size, the 8 probes with the most time per conversion */
+static void write_trace(const struct run *r, const char *dir)
+{
+	const struct jv *tot = jv_get(jv_get(r->sum, "trace"), "totals");
+	struct tline *t = calloc(jv_len(tot) + 1, sizeof(*t));
+	char name[64], sz[32];
+	size_t i, j, k, nt;
+
+	for (i = 0; t && i < r->nsizes; i++) {
+		double conv[RUN_NR_MODES][64] = { { 0 } };
+		FILE *f;
+
+		size_str(r->sizes[i], sz, sizeof(sz));
+		nt = 0;
+		for (j = 0; j < jv_len(tot); j++) {
+			const struct jv *x = jv_at(tot, j);
+			char mode[32], s[32], phase[32];
+			int m;
+
+			if (sscanf(jv_str(jv_get(x, "context"), ""), "%31s %31s %31s",
+				   mode, s, phase) != 3 || strcmp(s, sz) ||
+			    run_dir_of(phase) < 0 || (m = run_mode_of(mode)) < 0)
+				continue;
+			for (k = 0; k < nt; k++)
+				if (!strcmp(t[k].probe, jv_str(jv_get(x, "probe"), "")))
+					break;
+			if (k == nt)
+				snprintf(t[nt++].probe, 64, "%s",
+					 jv_str(jv_get(x, "probe"), "?"));
+			t[k].us[m] += jv_num(jv_get(x, "exclusive_ns"), 0) / 1000;
+			t[k].calls[m] += jv_num(jv_get(x, "calls"), 0);
+			if (k < 64)
+				conv[m][k] += jv_num(jv_get(x, "conversions"), 0);
+		}
+		for (k = 0; k < nt && k < 64; k++) {
+			int m;
+
+			for (m = 0; m < RUN_NR_MODES; m++) {
+				t[k].us[m] = conv[m][k] ? t[k].us[m] / conv[m][k] : 0;
+				t[k].calls[m] = conv[m][k] ? t[k].calls[m] / conv[m][k] : 0;
+			}
+			t[k].best = fmax(t[k].us[0], t[k].us[1]);
+		}
+		if (!nt)
+			continue;
+		qsort(t, nt, sizeof(*t), cmp_tline);
+		snprintf(name, sizeof(name), "trace-%llu.dat",
+			 (unsigned long long)r->sizes[i]);
+		f = open_in(dir, name);
+		if (!f)
+			continue;
+		fprintf(f, "# rank function destr_us_per_conv destr_calls_per_conv "
+			"inplace_us_per_conv inplace_calls_per_conv "
+			"mixed_us_per_conv mixed_calls_per_conv\n");
+		for (k = 0; k < nt && k < 8; k++)
+			fprintf(f, "%zu %s %g %g %g %g 0 0\n", k, t[k].probe,
+				t[k].us[0], t[k].calls[0], t[k].us[1],
+				t[k].calls[1]);
+		fclose(f);
+		memset(t, 0, (jv_len(tot) + 1) * sizeof(*t));
+	}
+	free(t);
+}
+
+int plot_data(const struct run *r)
+{
+	char plots[2048], tmp[2200], out[2200], old[2300];
+
+	snprintf(plots, sizeof(plots), "%s/plots", r->dir);
+	snprintf(out, sizeof(out), "%s/data", plots);
+	snprintf(tmp, sizeof(tmp), "%s/.data.XXXXXX", plots);
+	snprintf(old, sizeof(old), "%s.old", out);
+	if ((mkdir(plots, 0755) && errno != EEXIST) || !mkdtemp(tmp)) {
+		fprintf(stderr, "convreport: %s: %s\n", plots, strerror(errno));
+		return -errno;
+	}
+	chmod(tmp, 0755);
+	write_meta(r, tmp);
+	write_stats(r, tmp);
+	write_hists(r, tmp);
+	write_cdfs(r, tmp);
+	write_phases(r, tmp);
+	write_ratios(r, tmp);
+	write_trace(r, tmp);
+	/* swap the folder in whole */
+	if (!access(out, F_OK) && rename(out, old)) {
+		fprintf(stderr, "convreport: %s: %s\n", out, strerror(errno));
+		return -errno;
+	}
+	if (rename(tmp, out)) {
+		fprintf(stderr, "convreport: %s: %s\n", out, strerror(errno));
+		return -errno;
+	}
+	if (!access(old, F_OK)) {
+		char cmd[4400];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", old);
+		if (system(cmd))
+			fprintf(stderr, "convreport: could not remove %s\n", old);
+	}
+	return 0;
+}

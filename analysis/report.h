@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * convreport's sections, each printing what summary.json (and the
+ * buckets of trace.csv) hold, in at most TEXT_COLS columns.
+ */
+#ifndef CONVBENCH_ANALYSIS_REPORT_H
+#define CONVBENCH_ANALYSIS_REPORT_H
+
+#include <stdio.h>
+
+#include "runfiles.h"
+
+/* analysis/sections.c */
+void print_work(FILE *f, const struct run *r);
+void print_overhead(FILE *f, const struct run *r);
+void print_trace(FILE *f, const struct run *r);
+void print_hyperfine(FILE *f, const struct run *r);
+
+/* analysis/plotdata.c: RUN/plots/data/ for the gnuplot scripts */
+int plot_data(const struct run *r);
+
+#endif /* CONVBENCH_ANALYSIS_REPORT_H */

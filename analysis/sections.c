@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * convreport's sections after the latency table: the work counts, the
+ * probes' overhead, the kernel functions' histograms, hyperfine's
+ * whole-run timings. Numbers from summary.json (and trace.csv's
+ * buckets), every line within TEXT_COLS.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "convtrace.h"
+#include "report.h"
+#include "text.h"
+#include "units.h"
+
+/* a count as "%.4g", with '*' when the boots did not count the same */
+static const char *count_str(const struct jv *x, double scale, char *buf,
+			     size_t len)
+{
+	double v = jv_num(jv_get(x, "per_conversion"), NAN);
+	const struct jv *exact = jv_get(x, "exact");
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%.4g%s", v / scale,
+		 exact && !jv_bool(exact, true) ? "*" : "");
+	return buf;
+}
+
+#define WORK_FMT "  %-11s%6s%5s%9s%7s%14s%8s%4s%6s"
+
+void print_work(FILE *f, const struct run *r)
+{
+	char a[8][32], pages[112], maps[72], sz[32];
+	bool header = false;
+	size_t i;
+	int d, m;
+
+	for (i = 0; i < r->nsizes; i++) {
+		for (d = 0; d < RUN_NR_DIRS; d++) {
+			bool title = false;
+
+			for (m = 0; m < RUN_NR_MODES; m++) {
+				const struct jv *w = jv_get(run_cell(r, m,
+						r->sizes[i], d), "work");
+
+				if (!w || w->type != JV_OBJ)
+					continue;
+				if (!header) {
+					fputc('\n', f);
+					text_wrap(f, "", "", "Work per conversion, "
+						  "counted (convbench --counts "
+						  "in each boot; the same on any "
+						  "machine): VM exits but timer "
+						  "interrupts', NPT faults, leaf "
+						  "mappings 4K/2M installed, host "
+						  "page faults, user pages "
+						  "allocated/freed/zeroed, KiB the "
+						  "guest copied, TLB flush "
+						  "requests, IPIs; * where the boots "
+						  "did not all count the same.");
+					fputc('\n', f);
+					text_line(f, WORK_FMT, "", "exits", "npf",
+						  "4K/2M", "hostpf", "a/f/z pages",
+						  "copyKiB", "tlb", "ipi");
+					header = true;
+				}
+				if (!title) {
+					text_line(f, "%s %s",
+						  size_str(r->sizes[i], sz, sizeof(sz)),
+						  run_dir_name[d]);
+					title = true;
+				}
+				count_str(jv_get(w, "spte_4k"), 1, a[0], 32);
+				count_str(jv_get(w, "spte_2m"), 1, a[1], 32);
+				snprintf(maps, sizeof(maps), "%s/%s", a[0], a[1]);
+				count_str(jv_get(w, "pages_allocated"), 1, a[2], 32);
+				count_str(jv_get(w, "pages_freed"), 1, a[3], 32);
+				count_str(jv_get(w, "pages_zeroed"), 1, a[4], 32);
+				snprintf(pages, sizeof(pages), "%s/%s/%s", a[2],
+					 a[3], a[4]);
+				text_line(f, WORK_FMT, run_mode_name[m],
+					  count_str(jv_get(w, "exits"), 1, a[5], 32),
+					  count_str(jv_get(w, "npt_faults"), 1, a[6], 32),
+					  maps,
+					  count_str(jv_get(w, "host_faults"), 1, a[7], 32),
+					  pages,
+					  count_str(jv_get(w, "bytes_copied"), 1024,
+						    a[0], 32),
+					  count_str(jv_get(w, "tlb_flush_requests"),
+						    1, a[1], 32),
+					  count_str(jv_get(w, "ipis"), 1, a[2], 32));
+			}
+		}
+	}
+}
+
+void print_overhead(FILE *f, const struct run *r)
+{
+	const struct jv *o = jv_get(r->sum, "overhead");
+	const struct jv *cells = jv_get(o, "cells");
+	char name[64], ci[40], us[32];
+	size_t i;
+
+	if (!jv_len(cells))
+		return;
+	fputc('\n', f);
+	text_wrap(f, "", "", "BPF probe overhead: a traced and an untraced "
+		  "round in each boot (which first alternates); traced p50 "
+		  "over untraced p50, geometric mean and 95% t interval over "
+		  "boots; hits: BPF program runs per conversion.");
+	fputc('\n', f);
+	text_line(f, "%-26s %10s %8s %-17s %7s", "cell", "p50 us", "overhead",
+		  "95% CI", "hits");
+	for (i = 0; i < jv_len(cells); i++) {
+		const struct jv *x = jv_at(cells, i);
+		double lo = jv_num(jv_get(x, "overhead_pct_ci95_lo"), NAN);
+
+		snprintf(name, sizeof(name), "%s %s %s",
+			 jv_str(jv_get(x, "mode"), "?"),
+			 jv_str(jv_get(x, "size"), "?"),
+			 jv_str(jv_get(x, "direction"), "?"));
+		if (isnan(lo))
+			snprintf(ci, sizeof(ci), "n/a");
+		else
+			snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", lo,
+				 jv_num(jv_get(x, "overhead_pct_ci95_hi"), NAN));
+		text_line(f, "%-26s %10s %+7.1f%% %-17s %7.1f", name,
+			  text_us(jv_num(jv_get(x, "p50_untraced_ns"), NAN), us,
+				  sizeof(us)),
+			  jv_num(jv_get(x, "overhead_pct"), NAN), ci,
+			  jv_num(jv_get(x, "hits_per_conversion"), NAN));
+	}
+	text_wrap(f, "", "", "Goal for the default probe set under TCG: at "
+		  "most 5% at 2M and 15% at 4K.");
+}
+
+/* the default probes: the three the cost is argued about, the in-place entry */
+static const char *const trace_funcs[] = {
+	"memfile_notifier_invalidate",
+	"kvm_faultin_pfn_private",
+	"shmem_fallocate",
+	"shmem_convert_range",
+	NULL,
+};
+
+/* calls and exclusive ns of probe in (mode, size) conversions */
+static void trace_totals(const struct run *r, const char *probe,
+			 enum run_mode m, uint64_t size, double *calls,
+			 double *ns, double *conv)
+{
+	const struct jv *tot = jv_get(jv_get(r->sum, "trace"), "totals");
+	char want[2][96], sz[32];
+	size_t i;
+	int d;
+
+	*calls = *ns = *conv = 0;
+	size_str(size, sz, sizeof(sz));
+	for (d = 0; d < RUN_NR_DIRS; d++)
+		snprintf(want[d], sizeof(want[d]), "%s %s %s",
+			 run_mode_name[m], sz, run_dir_name[d]);
+	for (i = 0; i < jv_len(tot); i++) {
+		const struct jv *x = jv_at(tot, i);
+		const char *ctx = jv_str(jv_get(x, "context"), "");
+
+		if (strcmp(jv_str(jv_get(x, "probe"), ""), probe) ||
+		    (strcmp(ctx, want[0]) && strcmp(ctx, want[1])))
+			continue;
+		*calls += jv_num(jv_get(x, "calls"), 0);
+		*ns += jv_num(jv_get(x, "exclusive_ns"), 0);
+		*conv += jv_num(jv_get(x, "conversions"), 0);
+	}
+}
+
+static void print_calls(FILE *f, const struct run *r, const char *probe,
+			enum run_mode m, uint64_t size)
+{
+	double calls, ns, conv;
+	char us[32];
+
+	trace_totals(r, probe, m, size, &calls, &ns, &conv);
+	if (!calls)
+		text_line(f, "  %-12s no calls", run_mode_name[m]);
+	else
+		text_line(f, "  %-12s %.4g calls per conversion, %s us per call",
+			  run_mode_name[m], conv ? calls / conv : NAN,
+			  text_us(ns / calls, us, sizeof(us)));
+}
+
+/* why probe was not traced, or NULL */
+static const char *not_traced(const struct run *r, const char *probe)
+{
+	const struct jv *p = jv_get(jv_get(r->sum, "trace"), "probes");
+	size_t i;
+
+	for (i = 0; i < jv_len(p); i++)
+		if (!strcmp(jv_str(jv_get(jv_at(p, i), "probe"), ""), probe))
+			return jv_str(jv_get(jv_at(p, i), "not_traced_why"),
+				      NULL);
+	return "not in the probe set";
+}
+
+void print_trace(FILE *f, const struct run *r)
+{
+	const char *const *fn;
+	struct run_trace t;
+	char err[512], sz[32];
+	struct hist empty;
+	size_t i;
+
+	if (!jv_get(r->sum, "trace"))
+		return;
+	fputc('\n', f);
+	text_line(f, "Kernel functions per call (convtrace, recorded conversions)");
+	if (run_read_trace(r->dir, &t, err, sizeof(err))) {
+		text_wrap(f, "", "  ", err);
+		return;
+	}
+	text_wrap(f, "", "", "Exclusive of nested probed calls (shmem_fallocate "
+		  "and shmem_convert_range call memfile_notifier_invalidate); "
+		  "a size's to-shared and to-private conversions together. "
+		  "Stars are scaled per column: compare shapes, read the counts "
+		  "for volume.");
+	hist_init(&empty, CT_HIST_SUB_BITS);
+	for (fn = trace_funcs; *fn; fn++) {
+		const char *why = not_traced(r, *fn);
+
+		if (why) {
+			fputc('\n', f);
+			text_wrap(f, "", "  ", *fn);
+			text_wrap(f, "  not traced: ", "    ", why);
+			continue;
+		}
+		for (i = 0; i < r->nsizes; i++) {
+			struct run_trace_hist *hd, *hi;
+
+			hd = run_trace_find(&t, *fn, RUN_DESTRUCTIVE, r->sizes[i]);
+			hi = run_trace_find(&t, *fn, RUN_INPLACE, r->sizes[i]);
+			fputc('\n', f);
+			text_line(f, "%s, %s conversions", *fn,
+				  size_str(r->sizes[i], sz, sizeof(sz)));
+			print_calls(f, r, *fn, RUN_DESTRUCTIVE, r->sizes[i]);
+			print_calls(f, r, *fn, RUN_INPLACE, r->sizes[i]);
+			if ((hd && hist_count(&hd->h)) || (hi && hist_count(&hi->h)))
+				hist_print_log2_pair(f, hd ? &hd->h : &empty,
+						     hi ? &hi->h : &empty,
+						     "destructive", "inplace",
+						     "nsecs");
+		}
+	}
+	run_free_trace(&t);
+}
+
+void print_hyperfine(FILE *f, const struct run *r)
+{
+	const struct jv *res;
+	struct jv *h;
+	char path[4096], err[256];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/hyperfine.json", r->dir);
+	h = jsonr_load(path, err, sizeof(err));
+	res = jv_get(h, "results");
+	if (jv_len(res)) {
+		fputc('\n', f);
+		text_line(f, "Whole convbench runs (hyperfine), wall time:");
+	}
+	for (i = 0; i < jv_len(res); i++) {
+		const struct jv *x = jv_at(res, i);
+
+		text_wrap(f, "  $ ", "      ", jv_str(jv_get(x, "command"), "?"));
+		text_line(f, "    mean %.3f s +- %.3f s, %zu runs",
+			  jv_num(jv_get(x, "mean"), NAN),
+			  jv_num(jv_get(x, "stddev"), NAN),
+			  jv_len(jv_get(x, "times")));
+	}
+	jsonr_free(h);
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The statistics of a run's cells and ratios: see cellstats.h */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cellstats.h"
+#include "stats.h"
+
+const double cs_pct_value[CS_NPCT] = { 50, 90, 99 };
+const char *const cs_pct_name[CS_NPCT] = { "p50", "p90", "p99" };
+const char *const cs_phase_name[PH_NR] = {
+	"copy", "exit_round_trip", "after_exit", "host_handler",
+	"host_record", "host_memory", "host_release",
+};
+
+double tsc_ns(const struct cell_result *res, uint64_t cycles)
+{
+	return res->tsc_khz ? cycles * 1e6 / res->tsc_khz : (double)cycles;
+}
+
+static uint64_t phase_of(const struct conv_sample *s, enum cs_phase p)
+{
+	switch (p) {
+	case PH_COPY:		return s->copy;
+	case PH_EXIT_RT:	return s->exit_rt;
+	case PH_AFTER_EXIT:	return s->fault_in;
+	case PH_HOST:		return s->host;
+	case PH_RECORD:		return s->host_record;
+	case PH_MEMORY:		return s->host_mem;
+	default:		return s->host_release;
+	}
+}
+
+static bool has_dir(const struct cell_result *r, enum conv_dir d)
+{
+	return r->p.dir_mask & (1u << d);
+}
+
+static double median_of(double *v, size_t n)
+{
+	return n ? stats_select_percentile(v, n, 50) : NAN;
+}
+
+/* one (mode, size, direction) over the rounds of res[] */
+static int cell_build(const struct cell_result *res, size_t nres,
+		      enum conv_mode m, uint64_t size, enum conv_dir d,
+		      struct cell_stats *c)
+{
+	size_t i, j, n = 0, at = 0;
+	double *tmp, exits = 0, *l;
+	unsigned int p, k;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = m;
+	c->size = size;
+	c->dir = d;
+	c->p50_lo = c->p50_hi = NAN;
+	for (i = 0; i < nres; i++) {
+		const struct cell_result *r = &res[i];
+
+		if (r->p.mode != m || r->p.size != size || !has_dir(r, d))
+			continue;
+		if (!c->first)
+			c->first = r;
+		c->conversions += r->conversions;
+		c->wall_s += r->wall_s;
+		c->interrupted |= r->interrupted;
+		if (r->error[0] && !c->error)
+			c->error = r->error;
+		if (!c->tsc_khz)
+			c->tsc_khz = r->tsc_khz;
+		for (j = 0; j < r->n; j++)
+			n += r->samples[j].dir == d;
+	}
+	c->n = n;
+	c->total = calloc(n ? n : 1, sizeof(double));
+	tmp = calloc(n ? n : 1, sizeof(double));
+	if (!c->total || !tmp) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nres; i++) {
+		const struct cell_result *r = &res[i];
+		struct cs_round *rd;
+		size_t start = at;
+
+		if (r->p.mode != m || r->p.size != size || !has_dir(r, d))
+			continue;
+		for (j = 0; j < r->n; j++) {
+			const struct conv_sample *s = &r->samples[j];
+
+			if (s->dir != d)
+				continue;
+			c->total[at++] = tsc_ns(r, s->total);
+			exits += s->exits;
+		}
+		if (at == start || c->nrounds == MAX_ROUNDS)
+			continue;
+		/* this round's percentiles, on a copy of its samples */
+		rd = &c->round[c->nrounds++];
+		rd->round = r->p.round;
+		rd->n = at - start;
+		memcpy(tmp, c->total + start, rd->n * sizeof(double));
+		stats_sort(tmp, rd->n);
+		for (p = 0; p < CS_NPCT; p++)
+			rd->pct[p] = stats_percentile_sorted(tmp, rd->n,
+							     cs_pct_value[p]);
+	}
+	stats_sort(c->total, n);
+	if (n) {
+		c->min = c->total[0];
+		c->max = c->total[n - 1];
+		c->mean = stats_mean(c->total, n);
+		c->stddev = stats_stddev(c->total, n);
+		c->exits_mean = exits / n;
+	}
+	for (p = 0; p < CS_NPCT; p++) {
+		c->pct[p] = stats_percentile_sorted(c->total, n, cs_pct_value[p]);
+		c->beyond[p] = n ? stats_beyond_sorted(c->total, n, c->pct[p]) : 0;
+	}
+	if (c->nrounds >= 2) {
+		double mean;
+
+		l = malloc(c->nrounds * sizeof(*l));
+		if (!l) {
+			free(tmp);
+			return -ENOMEM;
+		}
+		for (k = 0; k < c->nrounds; k++)
+			l[k] = c->round[k].pct[CS_P50];
+		stats_mean_ci_t(l, c->nrounds, CS_CONF, &mean, &c->p50_lo,
+				&c->p50_hi);
+		free(l);
+	}
+	/* medians of the first access and of each phase, pooled */
+	for (p = 0; p <= PH_NR; p++) {
+		at = 0;
+		for (i = 0; i < nres; i++) {
+			const struct cell_result *r = &res[i];
+
+			if (r->p.mode != m || r->p.size != size ||
+			    !has_dir(r, d))
+				continue;
+			for (j = 0; j < r->n; j++) {
+				const struct conv_sample *s = &r->samples[j];
+
+				if (s->dir == d)
+					tmp[at++] = tsc_ns(r, p == PH_NR ?
+						s->first : phase_of(s, p));
+			}
+		}
+		if (p == PH_NR)
+			c->first_p50 = median_of(tmp, at);
+		else
+			c->phase_p50[p] = median_of(tmp, at);
+	}
+	free(tmp);
+	return 0;
+}
+
+static void ratio_build(struct ratio_stats *q)
+{
+	const struct cell_stats *de = q->de, *in = q->in;
+	unsigned int p, a, b;
+
+	for (p = 0; p < CS_NPCT; p++) {
+		struct ratio_pct *x = &q->pct[p];
+
+		memset(x, 0, sizeof(*x));
+		x->ratio = x->lo = x->hi = x->pooled = NAN;
+		x->beyond_de = de->beyond[p];
+		x->beyond_in = in->beyond[p];
+		/* the median always; a tail only on enough samples */
+		x->shown = p == CS_P50 || (x->beyond_de >= STATS_TAIL_MIN &&
+					    x->beyond_in >= STATS_TAIL_MIN);
+		if (de->n && in->n && de->pct[p] > 0)
+			x->pooled = in->pct[p] / de->pct[p];
+		/* rounds in which both modes ran */
+		for (a = 0; a < de->nrounds; a++) {
+			for (b = 0; b < in->nrounds; b++)
+				if (in->round[b].round == de->round[a].round)
+					break;
+			if (b == in->nrounds || !(de->round[a].pct[p] > 0) ||
+			    !(in->round[b].pct[p] > 0))
+				continue;
+			x->round_id[x->nrounds] = de->round[a].round;
+			x->per_round[x->nrounds++] = in->round[b].pct[p] /
+						     de->round[a].pct[p];
+		}
+		if (x->nrounds)
+			stats_ratio_rounds(x->per_round, x->nrounds, CS_CONF,
+					   &x->ratio, &x->lo, &x->hi);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int run_stats_build(const struct cell_result *res, size_t n,
+		    struct run_stats *rs)
+{
+	uint64_t *sizes = calloc(n ? n : 1, sizeof(*sizes));
+	size_t nsz = 0, i, j;
+	unsigned int m, d;
+	int err = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	if (!sizes)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nsz && sizes[j] != res[i].p.size; j++)
+			;
+		if (j == nsz)
+			sizes[nsz++] = res[i].p.size;
+	}
+	qsort(sizes, nsz, sizeof(*sizes), cmp_u64);
+	rs->cells = calloc(MODE_NR * DIR_NR * (nsz ? nsz : 1),
+			   sizeof(*rs->cells));
+	rs->ratios = calloc(DIR_NR * (nsz ? nsz : 1), sizeof(*rs->ratios));
+	if (!rs->cells || !rs->ratios) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (m = 0; m < MODE_NR && !err; m++) {
+		for (j = 0; j < nsz && !err; j++) {
+			for (d = 0; d < DIR_NR && !err; d++) {
+				for (i = 0; i < n; i++)
+					if (res[i].p.mode == m &&
+					    res[i].p.size == sizes[j] &&
+					    has_dir(&res[i], d))
+						break;
+				if (i == n)
+					continue;
+				err = cell_build(res, n, m, sizes[j], d,
+						 &rs->cells[rs->ncells++]);
+			}
+		}
+	}
+	for (j = 0; j < nsz && !err; j++) {
+		for (d = 0; d < DIR_NR; d++) {
+			const struct cell_stats *de, *in;
+
+			de = run_stats_cell(rs, MODE_DESTRUCTIVE, sizes[j], d);
+			in = run_stats_cell(rs, MODE_INPLACE, sizes[j], d);
+			if (!de || !in || !de->n || !in->n)
+				continue;
+			rs->ratios[rs->nratios] = (struct ratio_stats) {
+				.size = sizes[j], .dir = d, .de = de, .in = in,
+			};
+			ratio_build(&rs->ratios[rs->nratios++]);
+		}
+	}
+out:
+	free(sizes);
+	if (err)
+		run_stats_free(rs);
+	return err;
+}
+
+void run_stats_free(struct run_stats *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ncells; i++)
+		free(rs->cells[i].total);
+	free(rs->cells);
+	free(rs->ratios);
+	memset(rs, 0, sizeof(*rs));
+}
+
+const struct cell_stats *run_stats_cell(const struct run_stats *rs,
+					enum conv_mode m, uint64_t size,
+					enum conv_dir d)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ncells; i++)
+		if (rs->cells[i].mode == m && rs->cells[i].size == size &&
+		    rs->cells[i].dir == d)
+			return &rs->cells[i];
+	return NULL;
+}

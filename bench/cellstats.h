@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The statistics convbench reports, computed once from the cells of all
+ * rounds and used by every writer (stdout, summary.json, histograms):
+ *
+ * - per (mode, size, direction): the samples of all rounds pooled: n,
+ *   mean, min, max, p50/p90/p99 (numpy 'linear', lib/stats.h) each with
+ *   the number of samples beyond it; per round n and p50/p90/p99; the
+ *   p50's 95% t interval over the rounds' p50s; median phases.
+ * - per (size, direction) with both modes: for p50, p90 and p99 the
+ *   ratio inplace/destructive of every round, their geometric mean and
+ *   the 95% t interval over rounds (stats_ratio_rounds()), and the ratio
+ *   of the pooled percentiles. A tail ratio (p90, p99) is "shown" only
+ *   when at least STATS_TAIL_MIN samples lie beyond that percentile in
+ *   each mode: fewer make it a coin toss.
+ *
+ * Rounds, not samples, are the independent units: samples within a
+ * round drift and correlate, so no interval here treats them as
+ * independent.
+ */
+#ifndef CONVBENCH_CELLSTATS_H
+#define CONVBENCH_CELLSTATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "workload.h"
+
+#define CS_CONF		0.95
+#define STATS_TAIL_MIN	50	/* samples beyond a percentile to show it */
+
+enum cs_pct { CS_P50, CS_P90, CS_P99, CS_NPCT };
+extern const double cs_pct_value[CS_NPCT];	/* 50, 90, 99 */
+extern const char *const cs_pct_name[CS_NPCT];	/* "p50", ... */
+
+/* the phases of a conversion, in ns (median over the pooled samples) */
+enum cs_phase { PH_COPY, PH_EXIT_RT, PH_AFTER_EXIT, PH_HOST, PH_RECORD,
+		PH_MEMORY, PH_RELEASE, PH_NR };
+extern const char *const cs_phase_name[PH_NR];
+
+struct cs_round {
+	uint32_t round;
+	size_t n;
+	double pct[CS_NPCT];
+};
+
+struct cell_stats {
+	enum conv_mode mode;
+	uint64_t size;
+	enum conv_dir dir;
+	const struct cell_result *first;	/* the cell's settings */
+	size_t n;			/* pooled over rounds */
+	double mean, stddev, min, max;
+	double pct[CS_NPCT];
+	size_t beyond[CS_NPCT];		/* samples > pct[] */
+	double p50_lo, p50_hi;		/* t over rounds; NaN < 2 rounds */
+	double first_p50;		/* request to first access */
+	double phase_p50[PH_NR];
+	double exits_mean;
+	unsigned int nrounds;
+	struct cs_round round[MAX_ROUNDS];
+	double *total;			/* pooled total_ns, sorted, n */
+	/* aggregated over the cell's rounds */
+	uint64_t conversions;
+	double wall_s;
+	bool interrupted;
+	const char *error;		/* the first round's error, or NULL */
+	uint64_t tsc_khz;
+};
+
+struct ratio_pct {
+	double ratio;			/* geometric mean over rounds */
+	double lo, hi;			/* 95% t interval; NaN < 2 rounds */
+	double pooled;			/* pooled inplace / pooled destructive */
+	size_t beyond_de, beyond_in;
+	bool shown;			/* p50, or both beyond >= STATS_TAIL_MIN */
+	unsigned int nrounds;
+	uint32_t round_id[MAX_ROUNDS];
+	double per_round[MAX_ROUNDS];
+};
+
+struct ratio_stats {
+	uint64_t size;
+	enum conv_dir dir;
+	const struct cell_stats *de, *in;
+	struct ratio_pct pct[CS_NPCT];
+};
+
+struct run_stats {
+	struct cell_stats *cells;	/* mode, size, direction order */
+	size_t ncells;
+	struct ratio_stats *ratios;
+	size_t nratios;
+};
+
+/* 0 or -ENOMEM; res[] must outlive rs */
+int run_stats_build(const struct cell_result *res, size_t n,
+		    struct run_stats *rs);
+void run_stats_free(struct run_stats *rs);
+const struct cell_stats *run_stats_cell(const struct run_stats *rs,
+					enum conv_mode m, uint64_t size,
+					enum conv_dir d);
+
+/* ns of a TSC delta of res */
+double tsc_ns(const struct cell_result *res, uint64_t cycles);
+
+#endif /* CONVBENCH_CELLSTATS_H */

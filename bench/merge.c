@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/* convbench --merge: make bench's boots as one run, see merge.h */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cellstats.h"
+#include "merge.h"
+#include "report.h"
+#include "samples.h"
+#include "stats.h"
+#include "work.h"
+
+/* the probes' overhead goals of issue 10, under TCG */
+#define GOAL_2M_PCT	5.0
+#define GOAL_4K_PCT	15.0
+
+struct merge {
+	struct boot *boots;
+	size_t nboots;
+	struct cell_result *plain, *traced;	/* valid boots' rounds */
+	size_t nplain, ntraced;
+	struct run_stats plain_rs, traced_rs;
+	struct csv_sum trace_buckets, trace_totals;
+	bool have_trace;
+};
+
+/* append the cells of src to *dst (moving the samples) */
+static int take(struct cell_result **dst, size_t *n, struct cell_result *src,
+		size_t nsrc)
+{
+	struct cell_result *d;
+
+	if (!nsrc)
+		return 0;
+	d = realloc(*dst, (*n + nsrc) * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	memcpy(d + *n, src, nsrc * sizeof(*d));
+	memset(src, 0, nsrc * sizeof(*src));
+	*dst = d;
+	*n += nsrc;
+	return 0;
+}
+
+/* ---- work counts: each boot's counts run, and whether they agree ---- */
+
+static const struct jv *counts_cell(const struct boot *b,
+				    const struct cell_stats *c)
+{
+	const struct jv *cells = jv_get(b->counts_sum, "cells");
+	char sz[32];
+	size_t i;
+
+	size_str(c->size, sz, sizeof(sz));
+	for (i = 0; i < jv_len(cells); i++) {
+		const struct jv *x = jv_at(cells, i);
+
+		if (!strcmp(jv_str(jv_get(x, "mode"), ""), conv_mode_name(c->mode)) &&
+		    !strcmp(jv_str(jv_get(x, "size"), ""), sz) &&
+		    !strcmp(jv_str(jv_get(x, "direction"), ""),
+			    conv_dir_name(c->dir)))
+			return jv_get(x, "work");
+	}
+	return NULL;
+}
+
+static void work_json(struct jsonw *w, const struct cell_stats *c, void *arg)
+{
+	const struct merge *m = arg;
+	unsigned int k;
+	size_t i;
+
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "source", "convbench --counts in every valid boot; "
+		     "per_conversion: mean over boots; exact: every boot "
+		     "counted the same");
+	for (k = 0; k < WC_NR; k++) {
+		double lo = INFINITY, hi = -INFINITY, sum = 0;
+		const char *why = "no counts run";
+		size_t nb = 0;
+
+		jsonw_key(w, work_count_name[k]);
+		jsonw_obj_open(w);
+		jsonw_key(w, "boots");
+		jsonw_arr_open(w);
+		for (i = 0; i < m->nboots; i++) {
+			const struct jv *x = jv_get(counts_cell(&m->boots[i], c),
+						    work_count_name[k]);
+			double v = jv_num(jv_get(x, "per_conversion"), NAN);
+
+			if (!m->boots[i].valid)
+				continue;
+			if (isnan(v)) {
+				why = jv_str(jv_get(x, "not_counted_why"), why);
+				continue;
+			}
+			jsonw_double(w, v);
+			lo = fmin(lo, v);
+			hi = fmax(hi, v);
+			sum += v;
+			nb++;
+		}
+		jsonw_arr_close(w);
+		if (nb) {
+			jsonw_kv_double(w, "per_conversion", sum / nb);
+			jsonw_kv_bool(w, "exact", lo == hi);
+		} else {
+			jsonw_kv_str(w, "not_counted_why", why);
+		}
+		jsonw_obj_close(w);
+	}
+	jsonw_obj_close(w);
+}
+
+/* ---- overhead: traced over untraced p50, boot by boot ---- */
+
+struct overhead {
+	double plain_p50, traced_p50, ratio, lo, hi;
+	unsigned int nrounds;
+	double hits_per_conv;
+	bool ok;
+};
+
+/* hits per recorded conversion of a cell, over the traced boots */
+static double hits_per_conversion(const struct merge *m,
+				  const struct cell_stats *c)
+{
+	double hits = 0, conv = 0;
+	char name[96], sz[32];
+	size_t i, j;
+
+	snprintf(name, sizeof(name), "%s %s %s", conv_mode_name(c->mode),
+		 size_str(c->size, sz, sizeof(sz)), conv_dir_name(c->dir));
+	for (i = 0; i < m->nboots; i++) {
+		const struct jv *ctx = jv_get(jv_get(m->boots[i].traced_sum,
+						     "trace"), "contexts");
+
+		if (!m->boots[i].valid)
+			continue;
+		for (j = 0; j < jv_len(ctx); j++) {
+			const struct jv *x = jv_at(ctx, j);
+
+			if (strcmp(jv_str(jv_get(x, "context"), ""), name))
+				continue;
+			hits += jv_num(jv_get(x, "hits"), 0);
+			conv += jv_num(jv_get(x, "conversions"), 0);
+		}
+	}
+	return conv ? hits / conv : NAN;
+}
+
+static void overhead_of(const struct merge *m, const struct cell_stats *p,
+			struct overhead *o)
+{
+	const struct cell_stats *t = run_stats_cell(&m->traced_rs, p->mode,
+						    p->size, p->dir);
+	double r[MAX_ROUNDS], g;
+	unsigned int a, b;
+
+	memset(o, 0, sizeof(*o));
+	o->lo = o->hi = o->ratio = NAN;
+	if (!t || !t->n || !p->n)
+		return;
+	o->ok = true;
+	o->plain_p50 = p->pct[CS_P50];
+	o->traced_p50 = t->pct[CS_P50];
+	o->hits_per_conv = hits_per_conversion(m, p);
+	for (a = 0; a < p->nrounds; a++)
+		for (b = 0; b < t->nrounds; b++)
+			if (t->round[b].round == p->round[a].round &&
+			    p->round[a].pct[CS_P50] > 0)
+				r[o->nrounds++] = t->round[b].pct[CS_P50] /
+						  p->round[a].pct[CS_P50];
+	if (o->nrounds)
+		stats_ratio_rounds(r, o->nrounds, CS_CONF, &g, &o->lo, &o->hi);
+	o->ratio = o->nrounds ? g : NAN;
+}
+
+static void overhead_json(struct jsonw *w, void *arg)
+{
+	const struct merge *m = arg;
+	struct overhead o;
+	char sz[32];
+	size_t i;
+
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "method", "per boot the traced and the untraced round "
+		     "(which first alternates by boot); overhead = traced p50 "
+		     "/ untraced p50 - 1, geometric mean over boots with a 95% "
+		     "t interval");
+	jsonw_key(w, "cells");
+	jsonw_arr_open(w);
+	for (i = 0; i < m->plain_rs.ncells; i++) {
+		const struct cell_stats *c = &m->plain_rs.cells[i];
+
+		overhead_of(m, c, &o);
+		if (!o.ok)
+			continue;
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "mode", conv_mode_name(c->mode));
+		jsonw_kv_str(w, "size", size_str(c->size, sz, sizeof(sz)));
+		jsonw_kv_str(w, "direction", conv_dir_name(c->dir));
+		jsonw_kv_double(w, "p50_untraced_ns", o.plain_p50);
+		jsonw_kv_double(w, "p50_traced_ns", o.traced_p50);
+		jsonw_kv_double(w, "p50_difference_ns", o.traced_p50 - o.plain_p50);
+		jsonw_kv_double(w, "overhead_pct", 100 * (o.ratio - 1));
+		jsonw_kv_double(w, "overhead_pct_ci95_lo", 100 * (o.lo - 1));
+		jsonw_kv_double(w, "overhead_pct_ci95_hi", 100 * (o.hi - 1));
+		jsonw_kv_u64(w, "rounds", o.nrounds);
+		jsonw_kv_double(w, "hits_per_conversion", o.hits_per_conv);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
+}
+
+static void overhead_text(FILE *f, void *arg)
+{
+	const struct merge *m = arg;
+	struct overhead o;
+	char name[64], sz[32], ci[40];
+	size_t i;
+
+	fprintf(f, "\nBPF probe overhead: traced and untraced rounds alternate "
+		"in each boot; traced p50 over untraced p50 per boot, geometric "
+		"mean and 95%% t interval over boots\n");
+	fprintf(f, "%-26s %11s %11s %9s %-21s %8s %7s\n", "cell", "p50 plain",
+		"p50 traced", "overhead", "(95% CI)", "hits/cv", "ns/hit");
+	for (i = 0; i < m->plain_rs.ncells; i++) {
+		const struct cell_stats *c = &m->plain_rs.cells[i];
+		double d;
+
+		overhead_of(m, c, &o);
+		if (!o.ok)
+			continue;
+		snprintf(name, sizeof(name), "%s %s %s", conv_mode_name(c->mode),
+			 size_str(c->size, sz, sizeof(sz)), conv_dir_name(c->dir));
+		if (isnan(o.lo))
+			snprintf(ci, sizeof(ci), "(n/a, %u round)", o.nrounds);
+		else
+			snprintf(ci, sizeof(ci), "(%+.1f%%..%+.1f%%)",
+				 100 * (o.lo - 1), 100 * (o.hi - 1));
+		d = o.traced_p50 - o.plain_p50;
+		fprintf(f, "%-26s %11.0f %11.0f %+8.1f%% %-21s %8.1f %7s\n",
+			name, o.plain_p50, o.traced_p50, 100 * (o.ratio - 1),
+			ci, o.hits_per_conv, o.hits_per_conv > 0 ?
+			(snprintf(sz, sizeof(sz), "%.0f", d / o.hits_per_conv),
+			 sz) : "-");
+	}
+	fprintf(f, "goal for the default probe set under TCG: <= %.0f%% at 2M, "
+		"<= %.0f%% at 4K (issue 10); ns/hit: p50 difference over "
+		"probe hits per conversion\n", GOAL_2M_PCT, GOAL_4K_PCT);
+}
+
+static int overhead_file(FILE *f, void *arg)
+{
+	overhead_text(f, arg);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ---- trace: summed over the traced boots ---- */
+
+static const char *const bucket_keys[] = {
+	"probe", "mode", "size", "phase", "low_ns", "high_ns",
+};
+static const char *const bucket_sums[] = { "count" };
+static const char *const total_keys[] = {
+	"probe", "attach", "mode", "size", "phase",
+};
+static const char *const total_sums[] = {
+	"calls", "inclusive_ns", "exclusive_ns", "conversions",
+};
+
+static int read_traces(struct merge *m, const char *dir)
+{
+	char path[4096], err[512];
+	size_t i;
+	int r;
+
+	for (i = 0; i < m->nboots; i++) {
+		if (!m->boots[i].valid || !m->boots[i].traced_sum)
+			continue;
+		snprintf(path, sizeof(path), "%s/boot-%u/traced/trace.csv",
+			 dir, m->boots[i].k);
+		r = csv_sum_add(&m->trace_buckets, path, bucket_keys, 6,
+				bucket_sums, 1, err, sizeof(err));
+		snprintf(path, sizeof(path), "%s/boot-%u/traced/trace-totals.csv",
+			 dir, m->boots[i].k);
+		r = r ? r : csv_sum_add(&m->trace_totals, path, total_keys, 5,
+					total_sums, 4, err, sizeof(err));
+		if (r) {
+			fprintf(stderr, "convbench: --merge: %s\n", err);
+			return r;
+		}
+		m->have_trace = true;
+	}
+	return 0;
+}
+
+static void trace_json(struct jsonw *w, void *arg)
+{
+	const struct merge *m = arg;
+	const struct jv *first = NULL;
+	const struct csv_sum *t = &m->trace_totals;
+	size_t i;
+
+	for (i = 0; i < m->nboots && !first; i++)
+		if (m->boots[i].valid)
+			first = jv_get(m->boots[i].traced_sum, "trace");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "set", jv_str(jv_get(first, "set"), NULL));
+	jsonw_kv_str(w, "timing", jv_str(jv_get(first, "timing"), NULL));
+	jsonw_key(w, "probes");
+	jv_write(w, jv_get(first, "probes"));
+	jsonw_key(w, "totals");
+	jsonw_arr_open(w);
+	for (i = 0; i < t->nrows; i++) {
+		char ctx[96];
+		double calls = t->sums[i][0], conv = t->sums[i][3];
+
+		if (t->keys[i][2][0])
+			snprintf(ctx, sizeof(ctx), "%s %s %s", t->keys[i][2],
+				 t->keys[i][3], t->keys[i][4]);
+		else
+			snprintf(ctx, sizeof(ctx), "outside cells");
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "probe", t->keys[i][0]);
+		jsonw_kv_str(w, "context", ctx);
+		jsonw_kv_u64(w, "calls", calls);
+		jsonw_kv_u64(w, "inclusive_ns", t->sums[i][1]);
+		jsonw_kv_u64(w, "exclusive_ns", t->sums[i][2]);
+		jsonw_kv_u64(w, "conversions", conv);
+		if (conv) {
+			jsonw_kv_double(w, "calls_per_conversion", calls / conv);
+			jsonw_kv_double(w, "exclusive_ns_per_conversion",
+					t->sums[i][2] / conv);
+		}
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
+}
+
+static int buckets_file(FILE *f, void *arg)
+{
+	return csv_sum_write(&((struct merge *)arg)->trace_buckets, f);
+}
+
+static int totals_file(FILE *f, void *arg)
+{
+	return csv_sum_write(&((struct merge *)arg)->trace_totals, f);
+}
+
+static int traced_samples_file(FILE *f, void *arg)
+{
+	struct merge *m = arg;
+
+	return samples_write_csv(f, m->traced, m->ntraced);
+}
+
+/* ---- the run ---- */
+
+static struct report_round *rounds_of(const struct merge *m)
+{
+	struct report_round *rr = calloc(m->nboots, sizeof(*rr));
+	size_t i;
+
+	for (i = 0; rr && i < m->nboots; i++) {
+		const struct boot *b = &m->boots[i];
+		const struct jv *r0 = jv_at(jv_get(b->plain_sum, "rounds"), 0);
+
+		rr[i].round = b->k;
+		snprintf(rr[i].order, sizeof(rr[i].order), "%s",
+			 jv_str(jv_get(r0, "order"), ""));
+		rr[i].invalid = !b->valid;
+		rr[i].clock_unchecked = b->valid && b->unchecked;
+		snprintf(rr[i].why, sizeof(rr[i].why), "%s", b->why);
+		rr[i].tsc_khz = b->tsc_khz;
+		rr[i].tsc_khz_measured = b->tsc_khz_measured;
+		rr[i].clock_dev_pct = b->deviation_pct;
+		snprintf(rr[i].clocksource, sizeof(rr[i].clocksource), "%s",
+			 b->clocksource);
+		snprintf(rr[i].tsc_messages, sizeof(rr[i].tsc_messages), "%s",
+			 b->tsc_messages);
+	}
+	return rr;
+}
+
+int merge_run(const struct env *env)
+{
+	struct report_extra x_work = { .key = "work" };
+	struct report_extra x_over = { .key = "overhead" };
+	struct report_extra x_trace = { .key = "trace" };
+	struct report_round *rounds = NULL;
+	struct merge m = { 0 };
+	struct report rep;
+	struct env e = *env;
+	char err[512];
+	size_t i, valid = 0;
+	int r;
+
+	e.format = FORMAT_TEXT;
+	r = merge_read_boots(env->merge, &m.boots, &m.nboots, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "convbench: %s\n", err);
+		return 2;
+	}
+	for (i = 0; i < m.nboots && !r; i++) {
+		struct boot *b = &m.boots[i];
+
+		if (!b->valid) {
+			fprintf(stderr, "convbench: --merge: boot %u left out: %s\n",
+				b->k, b->why);
+			continue;
+		}
+		valid++;
+		r = take(&m.plain, &m.nplain, b->plain, b->nplain);
+		r = r ? r : take(&m.traced, &m.ntraced, b->traced, b->ntraced);
+	}
+	if (!r)
+		r = run_stats_build(m.plain, m.nplain, &m.plain_rs);
+	if (!r)
+		r = run_stats_build(m.traced, m.ntraced, &m.traced_rs);
+	if (!r)
+		r = read_traces(&m, env->merge);
+	rounds = rounds_of(&m);
+	if (r || !rounds) {
+		fprintf(stderr, "convbench: --merge: %s\n", strerror(r ? -r : ENOMEM));
+		r = 1;
+		goto out;
+	}
+	r = report_open(&rep, &e);
+	if (r)
+		goto out;
+	for (i = 0; i < m.nboots && !rep.provenance; i++)
+		if (m.boots[i].valid)
+			rep.provenance = jv_get(m.boots[i].plain_sum, "provenance");
+	rep.order_seed = (uint64_t)jv_num(jv_get(jv_get(m.boots[0].plain_sum,
+					"method"), "order_seed"), 0);
+	rep.rounds = rounds;
+	rep.nrounds = m.nboots;
+	x_work.cell_json = work_json;
+	x_work.arg = &m;
+	report_add(&rep, &x_work);
+	if (m.ntraced) {
+		x_over.json = overhead_json;
+		x_over.text = overhead_text;
+		x_over.arg = &m;
+		report_add(&rep, &x_over);
+	}
+	if (m.have_trace) {
+		x_trace.json = trace_json;
+		x_trace.arg = &m;
+		report_add(&rep, &x_trace);
+		r = report_write_file(&rep, "trace.csv", buckets_file, &m) ?:
+		    report_write_file(&rep, "trace-totals.csv", totals_file, &m);
+	}
+	if (!r && m.ntraced)
+		r = report_write_file(&rep, "samples-traced.csv",
+				      traced_samples_file, &m) ?:
+		    report_write_file(&rep, "overhead.txt", overhead_file, &m);
+	if (!r)
+		r = report_finish(&rep, m.plain, m.nplain);
+	report_close(&rep);
+	if (!r && !valid) {
+		fprintf(stderr, "convbench: --merge: no valid boot\n");
+		r = 1;
+	}
+	r = r ? 1 : 0;
+out:
+	run_stats_free(&m.plain_rs);
+	run_stats_free(&m.traced_rs);
+	csv_sum_free(&m.trace_buckets);
+	csv_sum_free(&m.trace_totals);
+	samples_free(m.plain, m.nplain);
+	samples_free(m.traced, m.ntraced);
+	merge_free_boots(m.boots, m.nboots);
+	free(rounds);
+	return r;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * convbench --merge=DIR --out=OUT: the rounds that make bench's boots
+ * left in DIR, as one run. One boot is one round; per boot K:
+ *
+ *   DIR/boot-K/plain/    convbench --rounds=1 --first-round=K --out
+ *   DIR/boot-K/traced/   the same with --trace (optional)
+ *   DIR/boot-K/counts/   convbench --counts (optional)
+ *   DIR/boot-K/clock.env the host's clock check of the boot (optional):
+ *                        valid=1|0 checked=1|0 why=... tsc_khz= tsc_khz_measured=
+ *                        deviation_pct= clocksource= tsc_messages=
+ *
+ * A boot whose clock check failed, or whose untraced round is missing,
+ * is listed in summary.json's rounds as invalid and left out of every
+ * statistic. OUT gets samples.csv (valid rounds), samples-traced.csv,
+ * hist.csv, histograms.txt, trace.csv and trace-totals.csv (summed over
+ * boots), overhead.txt and summary.json: the statistics of
+ * bench/cellstats.h, the work counts of every boot with whether they
+ * agree, and the probes' overhead: per cell the traced over the
+ * untraced p50 of each boot (both rounds ran in the same boot, which
+ * first alternating), with a t interval over boots.
+ */
+#ifndef CONVBENCH_MERGE_H
+#define CONVBENCH_MERGE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "jsonr.h"
+#include "options.h"
+#include "workload.h"
+
+/* the exit status: 0, 1 (nothing valid, a file failed), 2 (bad DIR) */
+int merge_run(const struct env *env);
+
+/* ---- reading DIR (bench/merge_read.c) ---- */
+
+#define MERGE_MAX_BOOTS	MAX_ROUNDS
+
+struct boot {
+	unsigned int k;			/* boot-K */
+	bool valid;
+	bool unchecked;			/* the clock check could not be made */
+	char why[256];			/* why not valid, or unchecked */
+	double tsc_khz, tsc_khz_measured, deviation_pct;
+	char clocksource[32];
+	char tsc_messages[256];
+	struct jv *plain_sum, *traced_sum, *counts_sum;
+	struct cell_result *plain, *traced;
+	size_t nplain, ntraced;
+};
+
+/* the boots of DIR in order of K: 0, or -errno with err[] filled */
+int merge_read_boots(const char *dir, struct boot **boots, size_t *n,
+		     char *err, size_t errlen);
+void merge_free_boots(struct boot *b, size_t n);
+
+/*
+ * Sum CSV tables with the same header: rows with equal key columns are
+ * one row, their sum columns added; the rest of the columns are kept
+ * from the first. Written to f in order of first appearance.
+ */
+struct csv_sum {
+	int nkeys, nsums;
+	char **head;		/* nkeys + nsums column names */
+	size_t nrows, cap;
+	char ***keys;		/* nrows x nkeys strings */
+	double **sums;		/* nrows x nsums */
+};
+
+int csv_sum_add(struct csv_sum *t, const char *path,
+		const char *const *keys, int nkeys,
+		const char *const *sums, int nsums, char *err, size_t errlen);
+int csv_sum_write(const struct csv_sum *t, FILE *f);
+void csv_sum_free(struct csv_sum *t);
+
+#endif /* CONVBENCH_MERGE_H */

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The running order of the cells: see plan.h */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "rng.h"
+
+int plan_build(const bool modes[MODE_NR], const uint64_t *sizes,
+	       unsigned int nsizes, uint32_t first_round, uint32_t rounds,
+	       uint64_t seed, struct plan_cell **out, size_t *n)
+{
+	enum conv_mode order[MODE_NR];
+	unsigned int nm = 0, m, i, k;
+	uint64_t shuffled[64];
+	struct plan_cell *c;
+	uint32_t r;
+	size_t at = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (m = 0; m < MODE_NR; m++)
+		if (modes[m])
+			order[nm++] = m;
+	if (!nsizes || nsizes > 64 || !rounds)
+		return -EINVAL;
+	if (!nm)
+		return 0;
+	c = calloc((size_t)rounds * nsizes * nm, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (r = first_round; r < first_round + rounds; r++) {
+		uint64_t x = seed ^ ((uint64_t)r * 0xd1342543de82ef95ULL);
+		struct rng rng;
+
+		rng_seed(&rng, rng_splitmix64(&x));
+		memcpy(shuffled, sizes, nsizes * sizeof(*sizes));
+		rng_shuffle(&rng, shuffled, nsizes, sizeof(*shuffled));
+		for (i = 0; i < nsizes; i++) {
+			/* the pair's number across rounds: first_round's too */
+			uint64_t pair = (uint64_t)r * nsizes + i;
+
+			for (k = 0; k < nm; k++) {
+				unsigned int j = pair % 2 ? nm - 1 - k : k;
+
+				c[at].round = r;
+				c[at].mode = order[j];
+				c[at].size = shuffled[i];
+				at++;
+			}
+		}
+	}
+	*out = c;
+	*n = at;
+	return 0;
+}

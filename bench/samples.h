@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * samples.csv (every recorded conversion, one row, times in whole ns)
+ * and hist.csv (per cell, the pooled histogram, one row per bucket):
+ * the writers, and the reader convbench --merge uses to combine the
+ * rounds of make bench's boots. Sizes are spelled as lib/units.h does.
+ *
+ * samples.csv columns: round,mode,size,direction,trigger,preserve,vcpu,
+ * iter,total_ns,first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits,host_ns,
+ * host_record_ns,host_mem_ns,host_release_ns
+ * hist.csv columns: mode,size,direction,low_ns,high_ns,count
+ */
+#ifndef CONVBENCH_SAMPLES_H
+#define CONVBENCH_SAMPLES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cellstats.h"
+#include "workload.h"
+
+int samples_write_csv(FILE *f, const struct cell_result *res, size_t n);
+int hist_write_csv_cells(FILE *f, const struct run_stats *rs);
+
+/*
+ * A samples.csv back into cell results, one per (round, mode, size) in
+ * the order they first appear, samples in ns (tsc_khz 1000000). Every
+ * row must parse: 0, or -errno with err[] naming the file and line.
+ * Free with samples_free().
+ */
+int samples_read_csv(const char *path, struct cell_result **res, size_t *n,
+		     char *err, size_t errlen);
+void samples_free(struct cell_result *res, size_t n);
+
+#endif /* CONVBENCH_SAMPLES_H */

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * summary.json: provenance, the method (rounds, order seed, how the CIs
+ * are made), the rounds, per cell the pooled statistics with the samples
+ * beyond each percentile and the per-round percentiles, the ratios with
+ * their per-round values, and what the extras add (work counts, trace,
+ * overhead, clock). analysis/ reads its statistics from here and
+ * recomputes none.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "provenance.h"
+#include "report.h"
+
+static void json_pcts(struct jsonw *w, const struct cell_stats *c)
+{
+	unsigned int p;
+	char key[32];
+
+	for (p = 0; p < CS_NPCT; p++) {
+		jsonw_kv_double(w, cs_pct_name[p], c->pct[p]);
+		snprintf(key, sizeof(key), "%s_beyond", cs_pct_name[p]);
+		jsonw_kv_u64(w, key, c->beyond[p]);
+	}
+}
+
+static void json_cell(struct jsonw *w, const struct report *r,
+		      const struct cell_stats *c)
+{
+	const struct cell_result *f = c->first;
+	unsigned int k, p;
+	char sz[32];
+
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "mode", conv_mode_name(c->mode));
+	jsonw_kv_str(w, "size", size_str(c->size, sz, sizeof(sz)));
+	jsonw_kv_u64(w, "size_bytes", c->size);
+	jsonw_kv_str(w, "direction", conv_dir_name(c->dir));
+	jsonw_kv_str(w, "trigger", f->p.trigger == TRIGGER_IMPLICIT ?
+		     "implicit" : "explicit");
+	jsonw_kv_bool(w, "preserve", f->p.preserve);
+	jsonw_kv_u64(w, "vcpus", f->p.vcpus);
+	jsonw_kv_u64(w, "warmup", f->p.warmup);
+	jsonw_kv_u64(w, "rounds", c->nrounds);
+	jsonw_kv_u64(w, "conversions_run", c->conversions);
+	jsonw_kv_bool(w, "all_verified", !c->error);
+	jsonw_kv_bool(w, "interrupted", c->interrupted);
+	jsonw_kv_str(w, "error", c->error);
+	jsonw_kv_str(w, "shmem_thp", f->thp[0] ? f->thp : NULL);
+	jsonw_kv_u64(w, "tsc_khz", c->tsc_khz);
+	jsonw_kv_double(w, "wall_s", c->wall_s);
+	jsonw_key(w, "total_ns");
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "n", c->n);
+	if (c->n) {
+		jsonw_kv_double(w, "mean", c->mean);
+		jsonw_kv_double(w, "stddev", c->stddev);
+		jsonw_kv_double(w, "min", c->min);
+		json_pcts(w, c);
+		jsonw_kv_double(w, "max", c->max);
+		jsonw_kv_double(w, "p50_ci95_lo", c->p50_lo);
+		jsonw_kv_double(w, "p50_ci95_hi", c->p50_hi);
+	}
+	jsonw_key(w, "per_round");
+	jsonw_arr_open(w);
+	for (k = 0; k < c->nrounds; k++) {
+		jsonw_obj_open(w);
+		jsonw_kv_u64(w, "round", c->round[k].round);
+		jsonw_kv_u64(w, "n", c->round[k].n);
+		for (p = 0; p < CS_NPCT; p++)
+			jsonw_kv_double(w, cs_pct_name[p], c->round[k].pct[p]);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
+	jsonw_kv_double(w, "first_access_p50_ns", c->first_p50);
+	jsonw_key(w, "phases_p50_ns");
+	jsonw_obj_open(w);
+	for (p = 0; p < PH_NR; p++)
+		jsonw_kv_double(w, cs_phase_name[p], c->phase_p50[p]);
+	jsonw_obj_close(w);
+	jsonw_kv_double(w, "exits_per_conversion", c->n ? c->exits_mean : NAN);
+	for (k = 0; k < r->nextra; k++) {
+		if (!r->extra[k].cell_json)
+			continue;
+		jsonw_key(w, r->extra[k].key);
+		r->extra[k].cell_json(w, c, r->extra[k].arg);
+	}
+	jsonw_obj_close(w);
+}
+
+static void json_ratio(struct jsonw *w, const struct ratio_stats *q)
+{
+	unsigned int p, k;
+	char sz[32];
+
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "size", size_str(q->size, sz, sizeof(sz)));
+	jsonw_kv_str(w, "direction", conv_dir_name(q->dir));
+	jsonw_kv_u64(w, "n_inplace", q->in->n);
+	jsonw_kv_u64(w, "n_destructive", q->de->n);
+	for (p = 0; p < CS_NPCT; p++) {
+		const struct ratio_pct *x = &q->pct[p];
+
+		jsonw_key(w, cs_pct_name[p]);
+		jsonw_obj_open(w);
+		jsonw_kv_bool(w, "shown", x->shown);
+		jsonw_kv_double(w, "ratio", x->ratio);
+		jsonw_kv_double(w, "ci95_lo", x->lo);
+		jsonw_kv_double(w, "ci95_hi", x->hi);
+		jsonw_kv_double(w, "pooled", x->pooled);
+		jsonw_kv_u64(w, "beyond_inplace", x->beyond_in);
+		jsonw_kv_u64(w, "beyond_destructive", x->beyond_de);
+		jsonw_key(w, "per_round");
+		jsonw_arr_open(w);
+		for (k = 0; k < x->nrounds; k++) {
+			jsonw_obj_open(w);
+			jsonw_kv_u64(w, "round", x->round_id[k]);
+			jsonw_kv_double(w, "ratio", x->per_round[k]);
+			jsonw_obj_close(w);
+		}
+		jsonw_arr_close(w);
+		jsonw_obj_close(w);
+	}
+	jsonw_obj_close(w);
+}
+
+static void json_method(struct jsonw *w, const struct report *r)
+{
+	size_t i, valid = 0;
+
+	for (i = 0; i < r->nrounds; i++)
+		valid += !r->rounds[i].invalid;
+	jsonw_key(w, "method");
+	jsonw_obj_open(w);
+	jsonw_kv_u64(w, "rounds", r->nrounds);
+	jsonw_kv_u64(w, "rounds_valid", valid);
+	jsonw_kv_u64(w, "order_seed", r->order_seed);
+	jsonw_kv_str(w, "order", "per round the sizes are shuffled (PRNG "
+		     "seeded from order_seed and the round number); a size "
+		     "runs both modes back to back, which one first "
+		     "alternates across the run (ABBA); every cell in a "
+		     "fresh VM");
+	jsonw_kv_str(w, "ratio", "geometric mean of the per-round ratios "
+		     "inplace/destructive of a percentile");
+	jsonw_kv_str(w, "ci", "95% Student t interval over rounds: of the "
+		     "log per-round ratio for ratios, of the per-round p50 "
+		     "for a cell's p50; rounds are the independent units");
+	jsonw_kv_u64(w, "tail_min_beyond", STATS_TAIL_MIN);
+	jsonw_kv_str(w, "percentiles", "numpy 'linear' over the pooled "
+		     "samples; X_beyond: samples strictly above X");
+	jsonw_obj_close(w);
+}
+
+static void json_rounds(struct jsonw *w, const struct report *r)
+{
+	size_t i;
+
+	jsonw_key(w, "rounds");
+	jsonw_arr_open(w);
+	for (i = 0; i < r->nrounds; i++) {
+		const struct report_round *x = &r->rounds[i];
+
+		jsonw_obj_open(w);
+		jsonw_kv_u64(w, "round", x->round);
+		jsonw_kv_str(w, "order", x->order);
+		jsonw_kv_bool(w, "valid", !x->invalid);
+		jsonw_kv_str(w, "invalid_why", x->invalid ? x->why : NULL);
+		if (x->clock_unchecked) {
+			jsonw_key(w, "clock");
+			jsonw_obj_open(w);
+			jsonw_kv_bool(w, "checked", false);
+			jsonw_kv_str(w, "unchecked_why", x->why);
+			jsonw_obj_close(w);
+		} else if (x->tsc_khz > 0) {
+			jsonw_key(w, "clock");
+			jsonw_obj_open(w);
+			jsonw_kv_bool(w, "checked", true);
+			jsonw_kv_double(w, "tsc_khz", x->tsc_khz);
+			jsonw_kv_double(w, "tsc_khz_measured",
+					x->tsc_khz_measured);
+			jsonw_kv_double(w, "deviation_pct", x->clock_dev_pct);
+			jsonw_kv_str(w, "clocksource", x->clocksource);
+			jsonw_kv_str(w, "tsc_messages", x->tsc_messages[0] ?
+				     x->tsc_messages : NULL);
+			jsonw_obj_close(w);
+		}
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+}
+
+int summary_write(FILE *f, const struct report *r,
+		  const struct run_stats *rs)
+{
+	struct jsonw w;
+	unsigned int i;
+	size_t k;
+
+	jsonw_init(&w, f);
+	jsonw_obj_open(&w);
+	jsonw_key(&w, "provenance");
+	jsonw_obj_open(&w);
+	if (r->provenance) {
+		/* a boot's (--merge), with each boot's measured TSC rate */
+		for (k = 0; k < r->provenance->n &&
+		     r->provenance->type == JV_OBJ; k++) {
+			jsonw_key(&w, r->provenance->keys[k]);
+			jv_write(&w, &r->provenance->items[k]);
+		}
+		jsonw_key(&w, "tsc_khz_measured_per_boot");
+		jsonw_arr_open(&w);
+		for (k = 0; k < r->nrounds; k++)
+			jsonw_double(&w, r->rounds[k].tsc_khz_measured > 0 ?
+				     r->rounds[k].tsc_khz_measured : NAN);
+		jsonw_arr_close(&w);
+	} else {
+		provenance_write(&w, r->env);
+	}
+	jsonw_obj_close(&w);
+	json_method(&w, r);
+	json_rounds(&w, r);
+	jsonw_key(&w, "unavailable");
+	jsonw_obj_open(&w);
+	for (i = 0; i < r->nnotes; i++)
+		jsonw_kv_str(&w, r->notes[i].what, r->notes[i].why);
+	jsonw_obj_close(&w);
+	jsonw_key(&w, "cells");
+	jsonw_arr_open(&w);
+	for (k = 0; k < rs->ncells; k++)
+		json_cell(&w, r, &rs->cells[k]);
+	jsonw_arr_close(&w);
+	jsonw_key(&w, "ratios_inplace_over_destructive");
+	jsonw_arr_open(&w);
+	for (k = 0; k < rs->nratios; k++)
+		json_ratio(&w, &rs->ratios[k]);
+	jsonw_arr_close(&w);
+	for (i = 0; i < r->nextra; i++) {
+		if (!r->extra[i].json)
+			continue;
+		jsonw_key(&w, r->extra[i].key);
+		r->extra[i].json(&w, r->extra[i].arg);
+	}
+	jsonw_obj_close(&w);
+	return jsonw_finish(&w) ? -EIO : 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exact statistics on raw samples, and the confidence intervals of the
+ * comparisons a report makes ("mode B is 0.8x mode A at the median"),
+ * from the variation between rounds (see stats_ratio_rounds()).
+ *
+ * Percentiles use linear interpolation between order statistics, the
+ * same as numpy.percentile(x, p) with its default method 'linear':
+ * h = (n - 1) * p / 100, result = x[floor(h)] + (h - floor(h)) *
+ * (x[floor(h) + 1] - x[floor(h)]) on the sorted samples.
+ *
+ * Samples must not be NaN (-EINVAL). Functions that take a const array
+ * work on a private copy (-ENOMEM if it cannot be allocated).
+ */
+#ifndef CONVBENCH_STATS_H
+#define CONVBENCH_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stats_summary {
+	size_t n;
+	double min, max, mean;
+	double stddev;		/* sample stddev: numpy.std(x, ddof=1) */
+	double p50, p90, p99;
+};
+
+/* percentile of already sorted samples, p in [0, 100]; NaN if n == 0 */
+double stats_percentile_sorted(const double *sorted, size_t n, double p);
+int stats_percentile(const double *v, size_t n, double p, double *out);
+int stats_median(const double *v, size_t n, double *out);
+double stats_mean(const double *v, size_t n);		/* NaN if n == 0 */
+double stats_stddev(const double *v, size_t n);		/* NaN if n < 2 */
+/* all of the above at once, one sort; -EINVAL if n == 0 */
+int stats_summary(const double *v, size_t n, struct stats_summary *s);
+
+/* the same for u64 samples (ns or cycles), converted to double */
+int stats_percentile_u64(const uint64_t *v, size_t n, double p, double *out);
+int stats_summary_u64(const uint64_t *v, size_t n, struct stats_summary *s);
+
+/* in-place sort of doubles, ascending */
+void stats_sort(double *v, size_t n);
+/*
+ * In-place percentile by selection (expected O(n), reorders v).
+ */
+double stats_select_percentile(double *v, size_t n, double p);
+
+/* samples of sorted[] strictly greater than v: what lies beyond a percentile */
+size_t stats_beyond_sorted(const double *sorted, size_t n, double v);
+
+/*
+ * Student's t: the quantile t with P(T <= t) = p for df degrees of
+ * freedom (p in (0, 1), df >= 1), e.g. stats_t_quantile(0.975, 4) =
+ * 2.776. NaN for bad arguments.
+ */
+double stats_t_quantile(double p, unsigned int df);
+
+/*
+ * The t interval of the mean of n >= 2 values (independent, roughly
+ * normal): mean -/+ t((1 + conf) / 2, n - 1) * stddev / sqrt(n).
+ * -EINVAL for n < 2, NaN among v or conf outside (0, 1).
+ */
+int stats_mean_ci_t(const double *v, size_t n, double conf, double *mean,
+		    double *lo, double *hi);
+
+/*
+ * A ratio measured once per round (inplace/destructive p50 of round r,
+ * all > 0): its geometric mean and the t interval of the mean of the
+ * log ratios, taken back with exp(). Rounds are the independent units,
+ * the samples inside a round are not (they drift and correlate), so
+ * this is the interval convbench reports. n == 1 gives the ratio and
+ * NaN bounds (return 0); -EINVAL for n == 0 or a ratio <= 0 or NaN.
+ */
+int stats_ratio_rounds(const double *ratio, size_t n, double conf,
+		       double *geomean, double *lo, double *hi);
+
+#endif /* CONVBENCH_STATS_H */
