@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 
 #include "host_conv.h"
+#include "host_gmem.h"
 #include "inplace.h"
 
 static int why(struct conv_ctx *c, int err, const char *what)
@@ -67,6 +68,11 @@ int host_conv_init(struct conv_ctx *c, struct kvm_vm *vm, uint32_t slot,
 	c->size = p->size;
 	c->fd = -1;
 
+	if (c->mode == MODE_GMEM) {
+		r = map_shared(c);
+		return r ? why(c, r, "mmap of the shared part") :
+			   host_gmem_init(c, slot, stride);
+	}
 	c->fd = memfd_inaccessible_create("convbench-private", slot_size);
 	if (c->fd < 0)
 		return why(c, c->fd, "memfd_create(MFD_INACCESSIBLE)");
@@ -102,7 +108,11 @@ void host_conv_destroy(struct conv_ctx *c)
 
 int host_conv_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 {
-	int r = __vm_set_sw_private(c->vm, gpa, c->size, to_private);
+	int r;
+
+	if (c->mode == MODE_GMEM)
+		return host_gmem_flip(c, gpa, to_private);
+	r = __vm_set_sw_private(c->vm, gpa, c->size, to_private);
 
 	return r ? why(c, r, "KVM_SET_SW_PRIVATE_RANGE") : 0;
 }
@@ -181,6 +191,8 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 	c->detail[0] = 0;
 	if (gpa < c->gpa || off + len > c->slot_size || !len)
 		return why(c, -EINVAL, "range outside the private slot");
+	if (c->mode == MODE_GMEM)	/* its record is always the handler's */
+		return host_gmem_convert(c, off, len, to_private, ph);
 	if (with_record) {
 		t0 = rdtsc();
 		r = __vm_set_sw_private(c->vm, gpa, len, to_private);

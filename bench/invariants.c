@@ -14,8 +14,12 @@ static const char *broken(char *why, size_t len, const char *fmt, double a,
 const char *inv_check(const struct inv_sample *s, double tol, char *why,
 		      size_t len)
 {
-	bool copies = s->mode == MODE_DESTRUCTIVE && s->preserve;
+	bool gmem = s->mode == MODE_GMEM;
+	bool copies = (s->mode == MODE_DESTRUCTIVE || gmem) && s->preserve;
 	bool implicit = s->trigger == TRIGGER_IMPLICIT;
+	/* gmem to-private allocates nothing: dropping the shared page is all */
+	bool drop_only = gmem && s->dir == DIR_TO_PRIVATE;
+	double memop = drop_only ? s->release : s->mem;
 	double window = implicit ? s->after_exit : s->exit_rt;
 	uint64_t pages = s->size / 4096;
 
@@ -48,15 +52,22 @@ const char *inv_check(const struct inv_sample *s, double tol, char *why,
 			      "accesses %.0f" :
 			      "host handler %.0f outside the guest's exit round "
 			      "trip %.0f", s->host, window);
-	if (!(s->host > 0) || !(s->mem > 0))
+	if (!(s->host > 0) || !(memop > 0))
 		return broken(why, len, "host handler %.0f or memory op %.0f "
-			      "is 0 (no exit credited)", s->host, s->mem);
-	if (implicit && (s->record != 0 || s->exit_rt != 0))
+			      "is 0 (no exit credited)", s->host, memop);
+	if (drop_only && s->mem != 0)
+		return broken(why, len, "gmem to-private: memory op %.0f where "
+			      "nothing is allocated (%.0f expected)", s->mem, 0);
+	if (implicit && ((!gmem && s->record != 0) || s->exit_rt != 0))
 		return broken(why, len, "implicit: record %.0f or exit round "
 			      "trip %.0f not 0", s->record, s->exit_rt);
 	if (!implicit && !(s->record > 0))
 		return broken(why, len, "explicit: record update %.0f is not "
 			      "> %.0f", s->record, 0);
+	if (gmem && !(s->record > 0))
+		return broken(why, len, "gmem: record update %.0f is not > "
+			      "%.0f (the handler sets the attributes)",
+			      s->record, 0);
 	if ((s->mode == MODE_INPLACE || s->dir == DIR_TO_SHARED) &&
 	    s->release != 0)
 		return broken(why, len, "release %.0f where nothing is "

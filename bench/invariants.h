@@ -12,19 +12,21 @@
  *   2. copy + exit_rt <= first <= total: the range cannot be usable
  *      before the request returns, and the first access lies inside the
  *      window (a window that ends before the range is usable breaks it)
- *   3. copy > 0 only where something is copied (destructive with
- *      --preserve), and there it is > 0
+ *   3. copy > 0 only where something is copied (destructive or gmem
+ *      with --preserve), and there it is > 0
  *   4. record + memory + release <= host: the phases fit in the handler
  *   5. host <= the guest's time in which the exits happen, for the same
  *      conversion: exit_rt (explicit) or after_exit (implicit, the
  *      accesses fault): host phases credited to another conversion
  *      break this or 6
- *   6. phases that cannot occur are 0: implicit has no timed record
- *      update and no exit round trip of its own (the record flip stands
- *      in for a page-table bit), destructive to-shared and in-place
- *      conversions release nothing; explicit conversions take exactly
- *      one exit, implicit ones one to size/4K; host, memory op and total
- *      are > 0
+ *   6. phases that cannot occur are 0: implicit has no exit round trip
+ *      of its own and, but in gmem mode (whose handler sets the memory
+ *      attributes), no timed record update (the record flip stands in
+ *      for a page-table bit); destructive and gmem to-shared and
+ *      in-place conversions release nothing; gmem to-private allocates
+ *      nothing (its memory op is the release); explicit conversions take
+ *      exactly one exit, implicit ones one to size/4K; host, memory op
+ *      and total are > 0
  * Host and guest TSC deltas tick at the same rate (workload.h); tol
  * absorbs rounding (0 on raw TSC deltas, 2 ns on samples.csv's ns).
  */

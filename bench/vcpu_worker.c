@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "gmem_uapi.h"
 #include "workload_int.h"
 
 #define KICK_SIGNAL	(SIGRTMIN + 5)
@@ -201,6 +202,14 @@ void *worker_main(void *arg)
 			gpa = m->gpa;
 			npages = m->size / GUEST_CONV_PAGE;
 			to_private = m->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE;
+		} else if (r == -EFAULT &&
+			   run->exit_reason == GMEM_EXIT_MEMORY_FAULT) {
+			/* guest_memfd's (6.8+): the same exit, another layout */
+			struct gmem_memory_fault *m = gmem_run_fault(run);
+
+			gpa = m->gpa;
+			npages = m->size / GUEST_CONV_PAGE;
+			to_private = m->flags & GMEM_MEMORY_EXIT_FLAG_PRIVATE;
 		} else if (r) {
 			snprintf(w->error, sizeof(w->error),
 				 "vCPU %u: KVM_RUN: %s (exit reason %u, %s; guest rip %#llx)",
