@@ -40,7 +40,7 @@ DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev pkg-config \
 	gnuplot-nox hyperfine
 
-.PHONY: all deps kernel kernel-debug kernel-gmem vm test test-quick test-vm \
+.PHONY: all deps kernel kernel-debug kernel-gmem vm test test-quick test-vm test-gmem \
 	tests-bin stress clean help bench
 
 all: convbench tests-bin
