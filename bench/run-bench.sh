@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: boot the project's kernel, run convbench over the default
-# matrix in both modes (with BPF probes, then without for the overhead),
-# time whole runs with hyperfine, and bring everything out into a new
-# results/<date>-<kernel>-<series>/ folder. Never reuses a folder.
+# make bench: boot the project's 6.1 kernel and run convbench over the
+# default matrix in the v5 modes (destructive, inplace), then boot the
+# 6.12 kernel and run the same matrix in gmem mode (guest_memfd as
+# merged); in each boot with BPF probes, then without for the overhead,
+# and hyperfine timings of whole runs. Everything comes out into a new
+# results/<date>-<kernel>-<series>/ folder (the gmem boot's files in its
+# gmem/ subfolder, with their own provenance). Never reuses a folder.
 #
 #   bench/run-bench.sh [--iterations N] [--sizes LIST] [--out-root DIR]
 #
-# Needs: make kernel and build/bench/convbench (with --trace built in).
+# Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
+# built in). BENCH_MODES=v5 or gmem runs one boot only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +32,15 @@ case $iterations in ''|*[!0-9]*) echo "run-bench: --iterations expects a whole n
 
 say() { echo "bench: $*" >&2; }
 
-kdir=$(kernel/build.sh --print)
+kdir=$(FLAVOUR=main kernel/build.sh --print)
+boots=${BENCH_MODES:-v5,gmem}
+case $boots in
+v5|gmem|v5,gmem|gmem,v5) ;;
+*) echo "run-bench: BENCH_MODES expects v5, gmem or v5,gmem, got '$boots'" >&2; exit 2 ;;
+esac
+case ,$boots, in
+*,gmem,*) gkdir=$(FLAVOUR=gmem kernel/build.sh --print) ;;
+esac
 cb=build/bench/convbench
 [ -x "$cb" ] || { say "build convbench first (make convbench)"; exit 1; }
 
@@ -55,48 +67,62 @@ else
 	say "no hyperfine: whole-run timings skipped"
 fi
 
-vmout=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
-rmdir "$vmout"
-trap 'rm -rf "$vmout"' EXIT
-say "booting the kernel and running the matrix ($sizes, $iterations conversions per cell, both modes); this takes a few minutes under TCG"
-set +e
-kernel/vm/run-vm.sh --kernel "$kdir/bzImage" --out "$vmout" \
-	--timeout "${BENCH_TIMEOUT:-3000}" --mem 4096 "${adds[@]}" \
-	--cmdline "convbench.series=$series convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
-	-- sh /bin/vm-bench.sh "$sizes" "$iterations" | sed 's/^/  | /' >&2
-rc=${PIPESTATUS[0]}
-set -e
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 
-# keep whatever came out, even from a failed run
-for f in summary.json samples.csv hist.csv histograms.txt; do
-	[ -f "$vmout/run/$f" ] && cp "$vmout/run/$f" "$run/"
-done
-for f in trace.csv trace.txt; do
-	[ -f "$vmout/run-traced/$f" ] && cp "$vmout/run-traced/$f" "$run/"
-done
-[ -f "$vmout/run-traced/samples.csv" ] &&
-	cp "$vmout/run-traced/samples.csv" "$run/samples-traced.csv"
-for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt convbench.txt traced.txt; do
-	[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/"
-done
-[ -f "$run/samples-traced.csv" ] && [ -f "$run/trace.csv" ] &&
-	bench/overhead.sh "$run" >"$run/overhead.txt"
-cp "$vmout/console.log" "$vmout/vm.env" "$run/" 2>/dev/null || true
-if [ -f "$run/summary.json" ]; then
-	# meta.json: convbench's provenance plus the VM runner's
-	{
-		echo '{'
-		echo '  "vm": {'
-		sed -E 's/^([a-z_0-9]+)=(.*)$/    "\1": "\2",/; s/'"'"'//g' "$run/vm.env" | sed '$ s/,$//'
-		echo '  },'
-		echo '  "kernel_cache_key": "'"$(cat "$kdir/key")"'",'
-		echo '  "series_sha": "'"$series"'",'
-		echo '  "config_sha": "'"$(cat "$kdir/config.sha")"'",'
-		echo '  "convbench_git": "'"$(git describe --always --dirty 2>/dev/null || echo unknown)"'",'
-		echo '  "host_cpu": "'"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"'"'
-		echo '}'
-	} > "$run/meta.json.tmp" && mv "$run/meta.json.tmp" "$run/meta.json"
-fi
+# boot KDIR, run vm-bench.sh with MODES, keep what came out in DEST
+# (also from a failed run); returns the VM run's status
+boot() {	# KDIR MODES DEST
+	local k=$1 modes=$2 dest=$3 vmout=$tmp/${2//,/-} rc f
+	say "booting $(cat "$k/../build/include/config/kernel.release" 2>/dev/null || echo "$k") and running the matrix ($sizes, $iterations conversions per cell, --mode=$modes); this takes a few minutes under TCG"
+	set +e
+	kernel/vm/run-vm.sh --kernel "$k/bzImage" --out "$vmout" \
+		--timeout "${BENCH_TIMEOUT:-3000}" --mem 4096 "${adds[@]}" \
+		--cmdline "convbench.series=$(cat "$k/series.sha") convbench.config=$(cat "$k/config.sha") convbench.kernel_key=$(cat "$k/key")" \
+		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$modes" | sed 's/^/  | /' >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	mkdir -p "$dest"
+	for f in summary.json samples.csv hist.csv histograms.txt; do
+		[ -f "$vmout/run/$f" ] && cp "$vmout/run/$f" "$dest/"
+	done
+	for f in trace.csv trace.txt; do
+		[ -f "$vmout/run-traced/$f" ] && cp "$vmout/run-traced/$f" "$dest/"
+	done
+	[ -f "$vmout/run-traced/samples.csv" ] &&
+		cp "$vmout/run-traced/samples.csv" "$dest/samples-traced.csv"
+	for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt convbench.txt traced.txt; do
+		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$dest/"
+	done
+	[ -f "$dest/samples-traced.csv" ] && [ -f "$dest/trace.csv" ] &&
+		bench/overhead.sh "$dest" >"$dest/overhead.txt"
+	cp "$vmout/console.log" "$vmout/vm.env" "$dest/" 2>/dev/null || true
+	if [ -f "$dest/summary.json" ]; then
+		# meta.json: convbench's provenance plus the VM runner's
+		{
+			echo '{'
+			echo '  "vm": {'
+			sed -E 's/^([a-z_0-9]+)=(.*)$/    "\1": "\2",/; s/'"'"'//g' "$dest/vm.env" | sed '$ s/,$//'
+			echo '  },'
+			echo '  "kernel_cache_key": "'"$(cat "$k/key")"'",'
+			echo '  "series_sha": "'"$(cat "$k/series.sha")"'",'
+			echo '  "config_sha": "'"$(cat "$k/config.sha")"'",'
+			echo '  "convbench_git": "'"$(git describe --always --dirty 2>/dev/null || echo unknown)"'",'
+			echo '  "host_cpu": "'"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"'"'
+			echo '}'
+		} > "$dest/meta.json.tmp" && mv "$dest/meta.json.tmp" "$dest/meta.json"
+	fi
+	return "$rc"
+}
+
+rc=0
+case ,$boots, in
+*,v5,*) boot "$kdir" destructive,inplace "$run" || rc=$? ;;
+esac
+# the third column: another kernel and another boot, files in gmem/
+case ,$boots, in
+*,gmem,*) boot "$gkdir" gmem "$run/gmem" || { r=$?; [ "$rc" != 0 ] || rc=$r; } ;;
+esac
 if [ "$rc" != 0 ]; then
 	say "the VM run failed (status $rc); partial results are in $run"
 	exit 1

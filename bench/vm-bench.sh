@@ -1,15 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Inside the VM (make bench): the default matrix in both modes, first
-# without probes (the numbers we report), then the same with --trace
-# (where the time goes, and the probes' overhead is the difference),
-# then hyperfine timings of whole runs per mode.
-#   vm-bench.sh SIZES ITERATIONS
+# Inside the VM (make bench): the default matrix in the modes this
+# kernel runs, first without probes (the numbers we report), then the
+# same with --trace (where the time goes, and the probes' overhead is
+# the difference), then hyperfine timings of whole runs per mode.
+#   vm-bench.sh SIZES ITERATIONS [MODES]
+# MODES: destructive,inplace (the 6.1 kernel, default) or gmem (6.12).
 sizes=${1:-4K,64K,2M}
 iters=${2:-1000}
+modes=${3:-destructive,inplace}
 cd /out || exit 1
-args="--mode=destructive,inplace --size=$sizes --iterations=$iters --preserve"
+args="--mode=$modes --size=$sizes --iterations=$iters --preserve"
 status=0
 
 echo "bench: convbench $args"
@@ -24,10 +26,12 @@ if command -v hyperfine >/dev/null 2>&1; then
 	[ $n -ge 10 ] || n=10
 	echo "bench: hyperfine, whole runs of $n conversions per cell"
 	# through sh so that a failing run's message is kept, not discarded
+	set --
+	for m in $(echo "$modes" | tr ',' ' '); do
+		set -- "$@" "convbench --mode=$m --size=$sizes --iterations=$n --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt"
+	done
 	hyperfine --runs 5 --warmup 1 --export-json /out/hyperfine.json \
-		"convbench --mode=destructive --size=$sizes --iterations=$n --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt" \
-		"convbench --mode=inplace --size=$sizes --iterations=$n --format=csv >/dev/null 2>>/out/hyperfine-stderr.txt" \
-		>/out/hyperfine.txt 2>&1 ||
+		"$@" >/out/hyperfine.txt 2>&1 ||
 		echo "bench: a convbench run under hyperfine failed (the measured runs above stand): $(tail -n 3 /out/hyperfine-stderr.txt)" |
 		tee -a /out/hyperfine.txt
 	tail -n 6 /out/hyperfine.txt
