@@ -14,12 +14,16 @@
 #   phases-S.dat      per (dir, mode): x, label, cumulated phase medians (us)
 #   ratio.dat         size_bytes size dir p50 lo hi p99 lo hi (inplace/destructive)
 #   ratio-D.dat       the same for one direction, by size
+#   ratio-gm-de-D.dat, ratio-in-gm-D.dat  gmem/destructive, inplace/gmem
+#                     (from convreport's ratios.csv, with a gmem/ boot)
 #   trace-S.dat       top functions: name, us per conversion and calls per
 #                     conversion for destructive, inplace and unnamed
 #                     contexts (S = bytes, or "all")
-# Percentiles are numpy-'linear' (bench/stats.h), from samples.csv. Only
-# POSIX sh, awk (mawk is enough) and sort. Nothing is redone while
-# RUN/plots/data/stamp is newer than the inputs and this script.
+# Percentiles are numpy-'linear' (bench/stats.h), from samples.csv. A
+# make bench run's gmem/ subfolder (the 6.12 kernel's boot) adds its
+# samples.csv and hist.csv as a third mode. Only POSIX sh, awk (mawk is
+# enough) and sort. Nothing is redone while RUN/plots/data/stamp is newer
+# than the inputs and this script.
 #
 # Exit: 0, 1 no samples.csv or nothing in it, 2 bad usage.
 set -eu
@@ -30,7 +34,8 @@ set -eu
 }
 run=$1
 samples=$run/samples.csv
-[ -f "$samples" ] || { echo "plotdata: $samples: missing" >&2; exit 1; }
+gmem=$run/gmem/samples.csv
+[ -f "$samples" ] || [ -f "$gmem" ] || { echo "plotdata: $samples: missing" >&2; exit 1; }
 out=$run/plots/data
 export LC_ALL=C
 
@@ -38,7 +43,8 @@ export LC_ALL=C
 if [ -f "$out/stamp" ]; then
 	stale=
 	for f in "$samples" "$run/hist.csv" "$run/summary.json" \
-		 "$run/trace.csv" "$0"; do
+		 "$run/trace.csv" "$gmem" "$run/gmem/hist.csv" \
+		 "$run/ratios.csv" "$0"; do
 		[ -e "$f" ] && [ "$f" -nt "$out/stamp" ] && stale=1
 	done
 	[ -n "$stale" ] || exit 0
@@ -48,6 +54,19 @@ mkdir -p "$run/plots"
 tmp=$(mktemp -d "$run/plots/.data.XXXXXX")
 chmod 755 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
+
+# the gmem boot's samples (and histogram buckets) as a third mode
+if [ -f "$gmem" ]; then
+	{ cat "$samples" 2>/dev/null || head -n 1 "$gmem"; tail -n +2 "$gmem"; } \
+		> "$tmp/samples.all"
+	samples=$tmp/samples.all
+fi
+hist=$run/hist.csv
+if [ -s "$run/gmem/hist.csv" ]; then
+	{ cat "$hist" 2>/dev/null || head -n 1 "$run/gmem/hist.csv"
+	  tail -n +2 "$run/gmem/hist.csv"; } > "$tmp/hist.all"
+	hist=$tmp/hist.all
+fi
 
 # column number of header name $2 in CSV $1 (0 if absent)
 col() {
@@ -125,12 +144,12 @@ awk -v dir="$tmp" '
 # 16 sub-buckets), else the same bucketing of samples.csv. y is percent
 # of the cell's conversions per 1/16 octave, so that buckets of unequal
 # log width compare and modes with different n overlay.
-if [ -s "$run/hist.csv" ]; then
+if [ -s "$hist" ]; then
 	awk -F, 'NR > 1 && NF >= 6 {
 		b = $2; u = substr(b, length(b)); x = b + 0
 		if (u == "K") x *= 1024; else if (u == "M") x *= 1048576
 		else if (u == "G") x *= 1073741824
-		print $1, x, $3, $4, $5, $6 }' "$run/hist.csv"
+		print $1, x, $3, $4, $5, $6 }' "$hist"
 else
 	awk '{	v = int($4); s = 1
 		while (v >= 32 * s) s *= 2	# bucket width: 2^(log2(v) - 4)
@@ -177,8 +196,8 @@ awk -v dir="$tmp" "$SIZE_AWK"'
 			x = 0
 			for (di = 1; di <= 2; di++) {
 				d = di == 1 ? "to-shared" : "to-private"
-				for (mi = 1; mi <= 2; mi++) {
-					md = mi == 1 ? "destructive" : "inplace"
+				for (mi = 1; mi <= 3; mi++) {
+					md = mi == 1 ? "destructive" : mi == 2 ? "inplace" : "gmem"
 					k = s " " d " " md
 					if (!(k in seen)) continue
 					c1 = m[k, "copy_ns"]; c2 = c1 + m[k, "exit_rt_ns"]
@@ -231,11 +250,31 @@ else
 	: > "$tmp/ratio.json"
 fi
 # the points from samples.csv, the CIs from summary.json where it has them
-awk 'NR == FNR { ci[$1, $2] = $4 " " $5 " " $7 " " $8; next }
+awk 'FILENAME == ARGV[1] { ci[$1, $2] = $4 " " $5 " " $7 " " $8; next }
 	/^#/ { print; next }
 	{ c = (($2, $3) in ci) ? ci[$2, $3] : "NaN NaN NaN NaN"; split(c, a, " ")
 	  print $1, $2, $3, $4, a[1], a[2], $7, a[3], a[4] }' \
 	"$tmp/ratio.json" "$tmp/ratio.pts" > "$tmp/ratio.dat"
+# convreport's ratios.csv (make bench writes the report first) has every
+# pair with its CI, those against gmem too: it wins where present
+if [ -s "$run/ratios.csv" ]; then
+	awk -F, 'NR > 1 && $1 == "inplace/destructive" {
+		print $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$run/ratios.csv" |
+		sed 's/nan/NaN/g' > "$tmp/ratio.csv.in"
+	if [ -s "$tmp/ratio.csv.in" ]; then
+		{ head -n 1 "$tmp/ratio.dat"; cat "$tmp/ratio.csv.in"; } > "$tmp/ratio.dat.new"
+		mv "$tmp/ratio.dat.new" "$tmp/ratio.dat"
+	fi
+	rm -f "$tmp/ratio.csv.in"
+	# ratio-gm-de-D.dat, ratio-in-gm-D.dat: the third column's pairs
+	awk -F, -v dir="$tmp" 'NR > 1 && ($1 == "gmem/destructive" || $1 == "inplace/gmem") {
+		t = $1 == "gmem/destructive" ? "gm-de" : "in-gm"
+		f = dir "/ratio-" t "-" $4 ".dat"
+		if (!(f in seen)) { seen[f] = 1
+			print "# size_bytes size dir p50 p50_lo p50_hi p99 p99_lo p99_hi" > f }
+		line = $2 " " $3 " " $4 " " $5 " " $6 " " $7 " " $8 " " $9 " " $10
+		gsub(/nan/, "NaN", line); print line > f }' "$run/ratios.csv"
+fi
 # ratio-D.dat: one direction, by size
 awk -v dir="$tmp" '$1 != "#" { print | ("sort -k1,1n > \"" dir "/ratio-" $3 ".dat\"") }' \
 	"$tmp/ratio.dat"
@@ -320,7 +359,8 @@ prov() {	# prov KEY
 	esac
 } > "$tmp/meta"
 
-rm -f "$tmp/total.sorted" "$tmp/phase.med" "$tmp/ratio.pts" "$tmp/ratio.json"
+rm -f "$tmp/total.sorted" "$tmp/phase.med" "$tmp/ratio.pts" "$tmp/ratio.json" \
+	"$tmp/samples.all" "$tmp/hist.all"
 : > "$tmp/stamp"
 rm -rf "$out.old"
 [ -d "$out" ] && mv "$out" "$out.old"

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,10 +26,14 @@
 #include "runfiles.h"
 #include "stats.h"
 #include "text.h"
+#include "threeway.h"
 
 #define RPT_MAX_SIZES	64
 #define CI_CONF		0.95
 #define DEFAULT_CAP	5000
+/* every ratio of the table with its CI (NaN without), for plotdata.sh */
+#define RATIOS_HEAD	"pair,size_bytes,size,direction,p50,p50_lo,p50_hi," \
+			"p99,p99_lo,p99_hi\n"
 
 static const char usage[] =
 "Usage: convreport [OPTIONS] RUN_FOLDER\n"
@@ -44,7 +49,9 @@ static const char usage[] =
 "  -h, --help           this text\n"
 "\n"
 "Reads samples.csv (required), summary.json (provenance), trace.csv and\n"
-"hyperfine.json when present.\n"
+"hyperfine.json when present, and a gmem/ subfolder's samples.csv,\n"
+"summary.json and trace.csv (make bench's third column, another boot).\n"
+"Also writes RUN_FOLDER/ratios.csv: every ratio with its CI, for plots.\n"
 "Exit status: 0 ok, 1 no samples.csv or no samples in it, or the report\n"
 "could not be written, 2 bad usage.\n";
 
@@ -61,6 +68,7 @@ struct rpt_env {
 	uint64_t seed;
 	size_t cap;
 	bool quiet;
+	FILE *ratios;	/* ratios.csv's rows, for the plots */
 };
 
 /* ------------------------------------------------------------------ */
@@ -213,7 +221,7 @@ struct ratio {
 	bool ok, ci;
 };
 
-/* inplace over destructive, as bench/report.c (seed, seed + 1) */
+/* in over de (any two cells), as bench/report.c (seed, seed + 1) */
 static void ratio_of(const struct rpt_env *env, const struct run_cell *de,
 		     const struct run_cell *in, struct ratio *r, bool *capped_any)
 {
@@ -268,15 +276,62 @@ static void print_cell(FILE *f, const char *size, const char *dir,
 	     text_us(p99, b, sizeof(b)));
 }
 
+/* the ratios a table row can have: a over b, when the run has both */
+static const struct {
+	enum run_mode a, b;
+	const char *label;
+} pairs[] = {
+	{ RUN_INPLACE, RUN_DESTRUCTIVE, "in/de" },
+	{ RUN_GMEM, RUN_DESTRUCTIVE, "gm/de" },
+	{ RUN_INPLACE, RUN_GMEM, "in/gm" },
+};
+#define NR_PAIRS	(sizeof(pairs) / sizeof(pairs[0]))
+
+/* "label  p50  p99" and its CI line, or n/a; the numbers to ratios.csv */
+static void print_ratio(FILE *f, const struct rpt_env *env, const char *label,
+			const struct run_cell *b, const struct run_cell *a,
+			bool *capped_any, bool *any)
+{
+	struct ratio r;
+	char x[32], y[32];
+
+	ratio_of(env, b, a, &r, capped_any);
+	if (r.ok && env->ratios)
+		fprintf(env->ratios, "%s/%s,%llu,%s,%s,%g,%g,%g,%g,%g,%g\n",
+			run_mode_name[a->mode], run_mode_name[b->mode],
+			(unsigned long long)a->size,
+			size_str(a->size, x, sizeof(x)), run_dir_name[a->dir],
+			r.p50, r.ci ? r.lo50 : NAN, r.ci ? r.hi50 : NAN, r.p99,
+			r.ci ? r.lo99 : NAN, r.ci ? r.hi99 : NAN);
+	if (!r.ok) {
+		text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "", label,
+			  "", "n/a", "n/a");
+		return;
+	}
+	*any = true;
+	snprintf(x, sizeof(x), "%.3f", r.p50);
+	snprintf(y, sizeof(y), "%.3f", r.p99);
+	text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "", label, "", x,
+		  y);
+	if (r.ci) {
+		snprintf(x, sizeof(x), "%.3f..%.3f", r.lo50, r.hi50);
+		snprintf(y, sizeof(y), "%.3f..%.3f", r.lo99, r.hi99);
+	} else {
+		snprintf(x, sizeof(x), "n/a");
+		snprintf(y, sizeof(y), "n/a");
+	}
+	text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "", "  95% CI",
+		  "", x, y);
+}
+
 static void print_table(FILE *f, const struct rpt_env *env, struct run_samples *s)
 {
 	uint64_t sizes[RPT_MAX_SIZES];
-	size_t nsz, i;
-	bool capped_any = false, any_ratio = false;
-	char sz[32], buf[400];
-	int d;
-
 	bool has[RUN_NR_MODES] = { false };
+	bool capped_any = false, any_ratio = false;
+	char sz[32], buf[600];
+	size_t nsz, i, k;
+	int d, m;
 
 	/* a mode the run did not measure at all gets no rows */
 	for (i = 0; i < s->ncells; i++)
@@ -292,58 +347,40 @@ static void print_table(FILE *f, const struct rpt_env *env, struct run_samples *
 	for (i = 0; i < nsz; i++) {
 		size_str(sizes[i], sz, sizeof(sz));
 		for (d = 0; d < RUN_NR_DIRS; d++) {
-			struct run_cell *de, *in;
-			struct ratio r;
-			char a[32], b[32];
+			struct run_cell *c[RUN_NR_MODES];
+			bool first = true, none = true;
 
-			de = run_find_cell(s, RUN_DESTRUCTIVE, sizes[i], d);
-			in = run_find_cell(s, RUN_INPLACE, sizes[i], d);
-			if (!de && !in)
-				continue;
-			if (has[RUN_DESTRUCTIVE])
-				print_cell(f, sz, run_dir_name[d],
-					   RUN_DESTRUCTIVE, de);
-			if (has[RUN_INPLACE])
-				print_cell(f, has[RUN_DESTRUCTIVE] ? "" : sz,
-					   has[RUN_DESTRUCTIVE] ? "" :
-					   run_dir_name[d], RUN_INPLACE, in);
-			if (!has[RUN_DESTRUCTIVE] || !has[RUN_INPLACE])
-				continue;
-			ratio_of(env, de, in, &r, &capped_any);
-			if (!r.ok) {
-				text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "",
-				     "", "in/de", "", "n/a", "n/a");
-				fputc('\n', f);
-				continue;
+			for (m = 0; m < RUN_NR_MODES; m++) {
+				c[m] = run_find_cell(s, m, sizes[i], d);
+				none &= !c[m];
 			}
-			any_ratio = true;
-			snprintf(a, sizeof(a), "%.3f", r.p50);
-			snprintf(b, sizeof(b), "%.3f", r.p99);
-			text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "",
-			     "in/de", "", a, b);
-			if (r.ci) {
-				snprintf(a, sizeof(a), "%.3f..%.3f", r.lo50,
-					 r.hi50);
-				snprintf(b, sizeof(b), "%.3f..%.3f", r.lo99,
-					 r.hi99);
-			} else {
-				snprintf(a, sizeof(a), "n/a");
-				snprintf(b, sizeof(b), "n/a");
+			if (none)
+				continue;
+			for (m = 0; m < RUN_NR_MODES; m++) {
+				if (!has[m])
+					continue;
+				print_cell(f, first ? sz : "",
+					   first ? run_dir_name[d] : "", m, c[m]);
+				first = false;
 			}
-			text_line(f, "%-4s  %-10s  %-11s %7s  %12s %12s", "", "",
-			     "  95% CI", "", a, b);
+			for (k = 0; k < NR_PAIRS; k++)
+				if (has[pairs[k].a] && has[pairs[k].b])
+					print_ratio(f, env, pairs[k].label,
+						    c[pairs[k].b], c[pairs[k].a],
+						    &capped_any, &any_ratio);
 			fputc('\n', f);
 		}
 	}
 	if (!any_ratio) {
-		fputc('\n', f);
-		text_wrap(f, "", "", "No inplace/destructive ratio: each size and "
-		     "direction needs samples of both modes.");
+		text_wrap(f, "", "", "No inplace/destructive ratio: each size "
+		     "and direction needs samples of both modes.");
 		return;
 	}
 	snprintf(buf, sizeof(buf), "in/de: inplace p50 (p99) over destructive "
-		 "p50 (p99), below 1 = inplace faster. 95%% CI: percentile "
-		 "bootstrap, %u resamples, seed %llu", STATS_BOOTSTRAP_REPS,
+		 "p50 (p99), below 1 = inplace faster%s. 95%% CI: percentile "
+		 "bootstrap, %u resamples, seed %llu",
+		 has[RUN_GMEM] ? "; gm/de: gmem over destructive; in/gm: "
+		 "inplace over gmem" : "", STATS_BOOTSTRAP_REPS,
 		 (unsigned long long)env->seed);
 	if (capped_any)
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
@@ -351,6 +388,11 @@ static void print_table(FILE *f, const struct rpt_env *env, struct run_samples *
 			 "are more", env->cap);
 	strncat(buf, ".", sizeof(buf) - strlen(buf) - 1);
 	text_wrap(f, "", "", buf);
+	if (has[RUN_GMEM] && (has[RUN_DESTRUCTIVE] || has[RUN_INPLACE]))
+		text_wrap(f, "", "", "gmem ran in another boot of another "
+			  "kernel: its ratios compare kernels and boots as "
+			  "well as conversion paths, and their CIs cover "
+			  "sampling only (see the note above).");
 }
 
 /* ------------------------------------------------------------------ */
@@ -543,14 +585,15 @@ static int parse_args(int argc, char **argv, struct rpt_env *env)
 	return 0;
 }
 
-/* RUN/report.txt, replaced whole or not at all */
-static int write_report(const char *run, const char *text, size_t len)
+/* RUN/NAME (report.txt, ratios.csv), replaced whole or not at all */
+static int write_report(const char *run, const char *name, const char *text,
+			size_t len)
 {
 	struct atomic_file af;
 	char path[4096];
 	int err;
 
-	snprintf(path, sizeof(path), "%s/report.txt", run);
+	snprintf(path, sizeof(path), "%s/%s", run, name);
 	err = atomic_file_open(path, ATOMIC_FILE_REPLACE, &af);
 	if (!err) {
 		fwrite(text, 1, len, af.f);
@@ -566,8 +609,8 @@ int main(int argc, char **argv)
 {
 	struct rpt_env env = { 0 };
 	struct run_samples s;
-	char path[4096], err[512], *json, *text = NULL;
-	size_t len = 0;
+	char path[4096], err[512], *json, *text = NULL, *ratios = NULL;
+	size_t len = 0, ratios_len = 0;
 	FILE *f;
 	int r;
 
@@ -576,6 +619,12 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	snprintf(path, sizeof(path), "%s/samples.csv", env.run);
 	r = run_read_samples(path, &s, err, sizeof(err));
+	/* make bench's third column, from its own boot: RUN/gmem/ */
+	if (!r || r == -ENOENT) {
+		int g = threeway_add_samples(env.run, &s, !r, err, sizeof(err));
+
+		r = g ? g : r == -ENOENT && !s.rows ? -ENOENT : 0;
+	}
 	if (r) {
 		fprintf(stderr, "convreport: %s\n", r == -ENOENT ?
 			"no samples.csv in the run folder" : err);
@@ -589,14 +638,18 @@ int main(int argc, char **argv)
 	json = run_slurp(path);
 
 	f = open_memstream(&text, &len);
-	if (!f) {
+	env.ratios = open_memstream(&ratios, &ratios_len);
+	if (!f || !env.ratios) {
 		perror("convreport");
 		return 1;
 	}
+	fputs(RATIOS_HEAD, env.ratios);
 	print_setup(f, &env, &s, json);
+	threeway_setup(f, env.run);
 	if (s.ncells) {
 		print_table(f, &env, &s);
 		print_trace(f, env.run);
+		threeway_functions(f, env.run, &s);
 		print_hyperfine(f, env.run);
 	} else {
 		fputc('\n', f);
@@ -606,7 +659,13 @@ int main(int argc, char **argv)
 		perror("convreport");
 		return 1;
 	}
-	r = write_report(env.run, text, len);
+	r = write_report(env.run, "report.txt", text, len);
+	if (fclose(env.ratios))
+		r = -ENOMEM;
+	else if (ratios_len > strlen(RATIOS_HEAD) &&
+		 write_report(env.run, "ratios.csv", ratios, ratios_len))
+		r = -EIO;
+	free(ratios);
 	if (!env.quiet)
 		fwrite(text, 1, len, stdout);
 	free(text);

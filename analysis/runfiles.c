@@ -18,7 +18,8 @@
 
 #define MAX_FIELDS	32
 
-const char *const run_mode_name[RUN_NR_MODES] = { "destructive", "inplace" };
+const char *const run_mode_name[RUN_NR_MODES] = { "destructive", "inplace",
+						   "gmem" };
 const char *const run_dir_name[RUN_NR_DIRS] = { "to-shared", "to-private" };
 
 /* grow *p (n elements of size sz, capacity *cap) to hold one more */
@@ -194,6 +195,13 @@ static void note_setting(char *dst, size_t len, const char *v)
 int run_read_samples(const char *path, struct run_samples *s,
 		     char *err, size_t errlen)
 {
+	memset(s, 0, sizeof(*s));
+	return run_add_samples(path, s, err, errlen);
+}
+
+int run_add_samples(const char *path, struct run_samples *s,
+		    char *err, size_t errlen)
+{
 	int c_mode, c_size, c_dir, c_total, c_trig, c_pres, c_vcpu, c_rt, c_host;
 	int n;
 	char *line = NULL, *f[MAX_FIELDS];
@@ -201,7 +209,6 @@ int run_read_samples(const char *path, struct run_samples *s,
 	int ret = 0;
 	FILE *in;
 
-	memset(s, 0, sizeof(*s));
 	in = fopen(path, "r");
 	if (!in) {
 		ret = -errno;

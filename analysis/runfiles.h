@@ -15,7 +15,8 @@
 
 #include "hist.h"
 
-enum run_mode { RUN_DESTRUCTIVE, RUN_INPLACE, RUN_NR_MODES };
+/* gmem: guest_memfd on the 6.12 kernel, a run's gmem/ subfolder */
+enum run_mode { RUN_DESTRUCTIVE, RUN_INPLACE, RUN_GMEM, RUN_NR_MODES };
 /* trace rows whose context names no mode (convtrace -- convbench) */
 #define RUN_MODE_UNNAMED	RUN_NR_MODES
 enum run_dir { RUN_TO_SHARED, RUN_TO_PRIVATE, RUN_NR_DIRS };
@@ -51,6 +52,9 @@ struct run_samples {
 /* 0; -ENOENT if there is no such file; other -errno, err[] says why */
 int run_read_samples(const char *path, struct run_samples *s,
 		     char *err, size_t errlen);
+/* the same, adding to what s holds (another boot's samples.csv) */
+int run_add_samples(const char *path, struct run_samples *s,
+		    char *err, size_t errlen);
 /* the cell or NULL */
 struct run_cell *run_find_cell(struct run_samples *s, enum run_mode m,
 			       uint64_t size, enum run_dir d);

@@ -9,7 +9,8 @@
 # Then every other way in that analysis/README.md documents: make report
 # and make plot, gnuplot -e and -c, convreport's -s, -n (subsampling:
 # same medians, the CI from a random subset, said so) and -h,
-# hyperfine.json, a run without summary.json, one mode only, no samples,
+# hyperfine.json, a run with a gmem/ subfolder (make bench's third
+# column), a run without summary.json, one mode only, no samples,
 # unreadable rows, plotdata.sh's CDF thinning, stamp and exit codes, and
 # the reference run in results/ (its medians are convbench's own).
 #
@@ -125,6 +126,7 @@ EOF
 	echo "kvm_userspace_exit,tp,1,destructive 4K to-shared,120,0,,,"
 	echo "# missing,kvm_faultin_pfn_private,not in BTF or kallsyms"
 } > "$run/trace.csv"
+cp "$run/trace.csv" "$tmp/trace.csv.v5"	# tests below remove it
 
 # --- the report
 "$CR" "$run" > "$tmp/stdout" 2> "$tmp/stderr"
@@ -352,6 +354,56 @@ grep -A 5 '^Whole convbench runs (hyperfine), wall time:$' "$rep" |
 	grep -q '^    mean 2.638 s +- 0.064 s, 3 runs$' &&
 	grep -q '^  \$ convbench --mode=destructive --size=4K$' "$rep"
 result $? "hyperfine.json: each command with its mean, stddev and runs"
+
+# --- make bench's third column: gmem/ from another boot, gmem at 0.5 x
+# destructive (so gm/de 0.500, in/gm 1.400), its trace's counterparts
+three=$tmp/three
+mkdir -p "$three/gmem"
+cp "$run/samples.csv" "$run/summary.json" "$three/"
+cp "$tmp/trace.csv.v5" "$three/trace.csv"
+{
+	head -n 1 "$run/samples.csv"
+	awk -F, -v OFS=, '$1 == "destructive" { $1 = "gmem"
+		for (i = 8; i <= 12; i++) $i = int($i / 2); $10 = int($10)
+		$14 = int($14 / 2); $15 = int($15 / 2); $16 = int($16 / 2)
+		print }' "$run/samples.csv"
+} > "$three/gmem/samples.csv"
+sed 's/6.1.192-convbench-00017-gabcdef12/6.12.118-gmem/; s/"0123456789abcdef0123"/"fedcba9876543210"/' \
+	"$run/summary.json" > "$three/gmem/summary.json"
+{
+	echo "probe,attach,context,context_name,count,sum_ns,lo_ns,hi_ns,n"
+	echo "kvm_gmem_fallocate,fentry,1,gmem 4K to-shared,50,300000,4096,8191,50"
+	echo "kvm_gmem_invalidate_begin,fentry,1,gmem 4K to-shared,50,100000,1024,2047,50"
+	echo "kvm_faultin_pfn_private,fentry,2,gmem 4K to-private,50,150000,2048,4095,50"
+} > "$three/gmem/trace.csv"
+"$CR" -q "$three" 2> "$tmp/err"
+rc=$?
+rep3=$three/report.txt
+[ $rc -eq 0 ] && [ "$(grep -cE ' gmem +50 ' "$rep3")" -eq 4 ] &&
+	[ "$(grep -cE '^ +gm/de +0\.500 +0\.500$' "$rep3")" -eq 4 ] &&
+	[ "$(grep -cE '^ +in/gm +1\.400 +1\.400$' "$rep3")" -eq 4 ] &&
+	[ "$(grep -cE '^ +in/de +0\.700 +0\.700$' "$rep3")" -eq 4 ]
+result $? "gmem/: its 4 rows, and gm/de 0.500, in/gm 1.400 next to in/de ($rc)"
+[ "$(grep -cE '^ +95% CI +[0-9.]+\.\.[0-9.]+ +[0-9.]+\.\.[0-9.]+$' "$rep3")" -eq 12 ]
+result $? "gmem/: every ratio has its 95% CI (12)"
+grep -q '^gmem: kernel 6.12.118-gmem, another boot (gmem/), series fedcba987654' "$rep3" &&
+	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
+	grep -q 'another boot of another kernel' "$rep3"
+result $? "gmem/: its kernel and boot are named, and what differs besides the path"
+grep -A 1 '^shmem_fallocate (v5)$' "$rep3" | grep -q '^  / kvm_gmem_fallocate (6.12)$' &&
+	grep -A 5 '^shmem_fallocate (v5)$' "$rep3" |
+	grep -qE '^  4K +1\.00 x 9\.000 +1\.00 x 9\.000 +0\.50 x 6\.000$' &&
+	grep -A 5 '^kvm_faultin_pfn_private (v5)$' "$rep3" |
+	grep -qE '^  4K +not traced +not traced +0\.50 x 3\.000$'
+result $? "gmem/: v5 functions and their 6.12 counterparts side by side, per conversion"
+long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep3")
+result "$long" "gmem/: every line is at most 72 columns ($long longer)"
+rm -f "$three/samples.csv" "$three/trace.csv"
+"$CR" -q "$three" 2> "$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && [ "$(grep -cE ' gmem +50 ' "$three/report.txt")" -eq 4 ] &&
+	! grep -qE ' (destructive|inplace) +50 ' "$three/report.txt"
+result $? "gmem/ alone (BENCH_MODES=gmem): a report of gmem only ($rc)"
 
 alone=$tmp/alone
 mkdir "$alone"
