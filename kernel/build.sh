@@ -177,9 +177,12 @@ touch "$out/done"
 log "$flavour kernel $key built in $(cat "$out/build-time") s"
 
 # keep the three newest keys of this flavour, drop older build trees
+# (if, not &&: a key of another flavour last would fail the pipeline)
 find "$cache" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn |
 	cut -d' ' -f2- | while read -r d; do
-	[ "$(cat "$d/out/flavour" 2>/dev/null || echo main)" = "$flavour" ] && echo "$d"
+	if [ "$(cat "$d/out/flavour" 2>/dev/null || echo main)" = "$flavour" ]; then
+		echo "$d"
+	fi
 	done | tail -n +4 | while read -r old; do
 	log "pruning old $flavour kernel cache $old"; rm -rf "$old"; done
 echo "$out"
