@@ -8,6 +8,7 @@
  * slot's shared part is the VMM's MAP_SHARED mapping of the private fd
  * itself and a conversion only changes who may access the page
  * (MEMFD_IOC_CONVERT_RANGE): nothing is freed, allocated or copied.
+ * gmem (guest_memfd as merged, the 6.12 kernel) is in host_gmem.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
