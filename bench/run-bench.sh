@@ -70,6 +70,37 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
+# a JSON string: backslashes and double quotes escaped (vm.env's values
+# are printable, control characters aside)
+json_str() {
+	local v=${1//\\/\\\\}
+	v=${v//\"/\\\"}
+	printf '"%s"' "$v"
+}
+
+# DEST/meta.json: the VM runner's vm.env (sourced, so its shell quoting
+# is undone) and the kernel's provenance
+meta_json() {	# DEST KDIR
+	local dest=$1 k=$2 key sep=
+	{
+		echo '{'
+		echo '  "vm": {'
+		for key in $(sed -n 's/^\([a-z_0-9]*\)=.*/\1/p' "$dest/vm.env"); do
+			printf '%s    "%s": %s' "$sep" "$key" \
+				"$(json_str "$(. "$dest/vm.env"; eval "printf '%s' \"\$$key\"")")"
+			sep=$',\n'
+		done
+		echo
+		echo '  },'
+		echo "  \"kernel_cache_key\": $(json_str "$(cat "$k/key")"),"
+		echo "  \"series_sha\": $(json_str "$(cat "$k/series.sha")"),"
+		echo "  \"config_sha\": $(json_str "$(cat "$k/config.sha")"),"
+		echo "  \"convbench_git\": $(json_str "$(git describe --always --dirty 2>/dev/null || echo unknown)"),"
+		echo "  \"host_cpu\": $(json_str "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')")"
+		echo '}'
+	} > "$dest/meta.json.tmp" && mv "$dest/meta.json.tmp" "$dest/meta.json"
+}
+
 # boot KDIR, run vm-bench.sh with MODES, keep what came out in DEST
 # (also from a failed run); returns the VM run's status
 boot() {	# KDIR MODES DEST
@@ -97,21 +128,7 @@ boot() {	# KDIR MODES DEST
 	[ -f "$dest/samples-traced.csv" ] && [ -f "$dest/trace.csv" ] &&
 		bench/overhead.sh "$dest" >"$dest/overhead.txt"
 	cp "$vmout/console.log" "$vmout/vm.env" "$dest/" 2>/dev/null || true
-	if [ -f "$dest/summary.json" ]; then
-		# meta.json: convbench's provenance plus the VM runner's
-		{
-			echo '{'
-			echo '  "vm": {'
-			sed -E 's/^([a-z_0-9]+)=(.*)$/    "\1": "\2",/; s/'"'"'//g' "$dest/vm.env" | sed '$ s/,$//'
-			echo '  },'
-			echo '  "kernel_cache_key": "'"$(cat "$k/key")"'",'
-			echo '  "series_sha": "'"$(cat "$k/series.sha")"'",'
-			echo '  "config_sha": "'"$(cat "$k/config.sha")"'",'
-			echo '  "convbench_git": "'"$(git describe --always --dirty 2>/dev/null || echo unknown)"'",'
-			echo '  "host_cpu": "'"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"'"'
-			echo '}'
-		} > "$dest/meta.json.tmp" && mv "$dest/meta.json.tmp" "$dest/meta.json"
-	fi
+	[ -f "$dest/summary.json" ] && meta_json "$dest" "$k"
 	return "$rc"
 }
 
