@@ -147,7 +147,7 @@ done < <(cat "${fragments[@]}" | awk '/^(CONFIG_[A-Za-z0-9_]*=|# CONFIG_[A-Za-z0
 case $flavour in
 main) eta="about 6 min" ;;
 debug) eta="about 10 min" ;;
-gmem) eta="about 8 min" ;;
+gmem) eta="about 11 min" ;;
 esac
 log "building the $flavour bzImage with $jobs jobs (cold: $eta on 2 cores; log in $dir/build.log)"
 cc=gcc
