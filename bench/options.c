@@ -22,12 +22,15 @@
 static const char usage[] =
 "Usage: convbench [OPTIONS]\n"
 "Measure KVM guest private<->shared memory conversion on the v5\n"
-"private-memory series: every conversion verified by the guest, timed by\n"
-"the guest (request to range usable) and by the host handler (phases).\n"
+"private-memory series and on guest_memfd: every conversion verified by\n"
+"the guest, timed by the guest (request to range usable) and by the\n"
+"host handler (phases).\n"
 "\n"
 "  --mode=MODE[,MODE]     destructive (v5 as posted: punch hole, fresh\n"
-"                         page) and/or inplace (our variant); default\n"
-"                         destructive\n"
+"                         page) and/or inplace (our variant), in the 6.1\n"
+"                         kernel; or gmem (guest_memfd as merged, on a\n"
+"                         software-protected VM, converted as QEMU does),\n"
+"                         in the 6.12 kernel; default destructive\n"
 "  --size=LIST            bytes per conversion, e.g. 4K,64K,2M (default 4K)\n"
 "  --iterations=N         recorded round trips per vCPU and round (default\n"
 "                         1000)\n"
@@ -39,8 +42,9 @@ static const char usage[] =
 "                         default); the other direction still runs\n"
 "  --trigger=HOW          explicit: KVM_HC_MAP_GPA_RANGE hypercall (default);\n"
 "                         implicit: the access faults, KVM_EXIT_MEMORY_ERROR\n"
+"                         (gmem: KVM_EXIT_MEMORY_FAULT)\n"
 "  --preserve             the data must survive (pKVM's case): destructive\n"
-"                         mode copies it aside and back (default)\n"
+"                         and gmem modes copy it aside and back (default)\n"
 "  --no-preserve          the guest expects zeroes (TDX's case)\n"
 "  --out=DIR              write summary.json, samples.csv, histograms.txt\n"
 "                         and hist.csv into DIR (created; never overwritten)\n"
@@ -87,7 +91,7 @@ static const char usage[] =
 "  skip@K                 the host handler does nothing but says done\n"
 "  corrupt@K:OFF          after to-shared conversion K (K even) the host\n"
 "                         flips bits of the word at byte OFF of the range\n"
-"                         (needs --no-preserve with destructive mode)\n"
+"                         (needs --no-preserve with destructive or gmem)\n"
 "  hang@K                 the guest spins, without exits, before K\n"
 "\n"
 "Examples:\n"
@@ -193,15 +197,18 @@ static int parse_modes(char *arg, struct env *env, FILE *err)
 			env->modes[MODE_DESTRUCTIVE] = true;
 		} else if (!strcmp(tok, "inplace")) {
 			env->modes[MODE_INPLACE] = true;
+		} else if (!strcmp(tok, "gmem")) {
+			env->modes[MODE_GMEM] = true;
 		} else {
 			free(copy);
 			return bad(err, "mode", arg,
-				   "destructive, inplace or both (comma list)");
+				   "destructive, inplace or gmem (comma list)");
 		}
 	}
 	free(copy);
-	if (!env->modes[MODE_DESTRUCTIVE] && !env->modes[MODE_INPLACE])
-		return bad(err, "mode", arg, "destructive, inplace or both");
+	if (!env->modes[MODE_DESTRUCTIVE] && !env->modes[MODE_INPLACE] &&
+	    !env->modes[MODE_GMEM])
+		return bad(err, "mode", arg, "destructive, inplace or gmem");
 	return 0;
 }
 
@@ -288,10 +295,11 @@ static int check_inject(const struct env *env, FILE *err)
 			return 2;
 		}
 	}
-	if (env->modes[MODE_DESTRUCTIVE] && env->preserve) {
+	if ((env->modes[MODE_DESTRUCTIVE] || env->modes[MODE_GMEM]) &&
+	    env->preserve) {
 		fprintf(err, "convbench: --inject=corrupt needs --no-preserve "
-			"with --mode=destructive (the guest's copy back would "
-			"overwrite the word)\n");
+			"with --mode=destructive or gmem (the guest's copy back "
+			"would overwrite the word)\n");
 		return 2;
 	}
 	return 0;
