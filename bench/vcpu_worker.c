@@ -352,6 +352,16 @@ void *worker_main(void *arg)
 			    hc, &ph);
 		if (hc)
 			run->hypercall.ret = 0;
+		why = atomic_load(&w->kick);
+		if (r == -EINTR && why) {
+			/*
+			 * the kick landed in the handler's syscall (shmem's
+			 * fallocate() stops at a pending signal): a stop, not
+			 * a failed conversion; the guest never verified it
+			 */
+			kicked(w, why);
+			break;
+		}
 		if (r) {
 			fail(w, "vCPU %u: conversion %llu: converting gpa %#llx+%#llx to %s: %s%s",
 			     w->vcpu->id, (unsigned long long)k,
