@@ -28,6 +28,14 @@ const char *const conv_trace_default_funcs[] = {
 	"shmem_fallocate",
 	/* the in-place entry point (our 0028, noclone there) */
 	"shmem_convert_range",
+	/*
+	 * their counterparts in guest_memfd as merged (the 6.12 kernel,
+	 * --mode=gmem; kvm_faultin_pfn_private keeps its name): missing in
+	 * 6.1 as the v5 functions are in 6.12, each reported by name
+	 */
+	"kvm_gmem_invalidate_begin",
+	"kvm_gmem_fallocate",
+	"kvm_vm_set_mem_attributes",
 	NULL,
 };
 

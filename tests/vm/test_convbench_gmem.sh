@@ -185,4 +185,14 @@ for f in kvm_gmem_fallocate kvm_gmem_get_pfn; do
 		END { exit !f }' "$tt" 2>/dev/null
 	ok $? "--trace=all: $f is attached"
 done
+# the default set: the counterparts of the three v5 functions
+"$CB" --mode=gmem --size=4K --rounds=1 --iterations=$it --warmup=2 \
+	--trace --out="$work/trace-default" >"$work/trace-default.txt" 2>&1
+rc=$?
+tt=$work/trace-default/trace-totals.csv
+got=$(calls kvm_gmem_fallocate to-shared):$(calls kvm_gmem_invalidate_begin to-shared):$(calls kvm_vm_set_mem_attributes to-private)
+[ $rc -eq 0 ] && [ "$got" = "$it:$it:$it" ] &&
+	grep -q '"set": "default"' "$work/trace-default/summary.json"
+ok $? "--trace: the default set times kvm_gmem_fallocate, kvm_gmem_invalidate_begin, kvm_vm_set_mem_attributes ($rc, $got)"
+
 finish
