@@ -77,6 +77,9 @@ static const char usage[] =
 "                         are disturbed by the counting\n"
 "  --merge=DIR            no VMs: combine the rounds that make bench's\n"
 "                         boots left in DIR into --out (bench/merge.h)\n"
+"  --gmem-run=DIR         with --merge: DIR is the merged run of the gmem\n"
+"                         boots (the 6.12 kernel); the ratios gmem over\n"
+"                         destructive and inplace over gmem, round by round\n"
 "  --clock-mark=LABEL     print a CONVBENCH-CLOCK line (TSC, clocks) and\n"
 "                         exit: make bench's per-boot clock check\n"
 "  --debug                check every conversion's timings against the\n"
@@ -109,7 +112,7 @@ enum {
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
 	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
 	OPT_DEBUG, OPT_INJECT, OPT_ROUNDS, OPT_FIRST_ROUND, OPT_ORDER_SEED,
-	OPT_COUNTS, OPT_MERGE, OPT_CLOCK_MARK,
+	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_CLOCK_MARK,
 };
 
 static const struct option long_opts[] = {
@@ -133,6 +136,7 @@ static const struct option long_opts[] = {
 	{ "order-seed", required_argument, NULL, OPT_ORDER_SEED },
 	{ "counts", no_argument, NULL, OPT_COUNTS },
 	{ "merge", required_argument, NULL, OPT_MERGE },
+	{ "gmem-run", required_argument, NULL, OPT_GMEM_RUN },
 	{ "clock-mark", required_argument, NULL, OPT_CLOCK_MARK },
 	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -458,6 +462,11 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 				return bad(err, "merge", optarg, "a directory path");
 			env->merge = optarg;
 			break;
+		case OPT_GMEM_RUN:
+			if (!*optarg)
+				return bad(err, "gmem-run", optarg, "a directory path");
+			env->gmem_run = optarg;
+			break;
 		case OPT_CLOCK_MARK:
 			if (!*optarg || strlen(optarg) > 32 ||
 			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
@@ -508,6 +517,10 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		env->iterations = 0;
 	if (env->merge && !env->out_dir) {
 		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");
+		return 2;
+	}
+	if (env->gmem_run && !env->merge) {
+		fprintf(err, "convbench: --gmem-run only goes with --merge (the ratios of a merged run against gmem's)\n");
 		return 2;
 	}
 	if (env->counts && env->vcpus > 1) {

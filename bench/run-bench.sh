@@ -9,7 +9,7 @@
 # a clock check per boot, then convbench --merge of each kernel's boots
 # into a new results/<date>-<kernel>-<series>/ folder (never reused), the
 # gmem boots' in its gmem/ subfolder with their own summary and
-# provenance.
+# provenance, and the 6.1 merge's ratios against gmem (round by round).
 #
 #   bench/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]
@@ -265,12 +265,16 @@ merge() {	# WORK DEST KDIR BOOTS_FAILED EXTRA...
 
 say "merging $rounds rounds"
 mrc=0
+gmem_run=()
 if has gmem; then
 	merge "$work/gmem-boots" "$run/gmem" "$gkdir" "$gfailed" || mrc=$?
+	# the 6.1 merge's ratios against gmem: from the gmem merge's summary
+	[ -f "$work/merged-gmem-boots/summary.json" ] &&
+		gmem_run=(--gmem-run="$work/merged-gmem-boots")
 	[ "$gfailed" != "$rounds" ] || mrc=1
 fi
 if has v5; then
-	merge "$work/boots" "$run" "$kdir" "$failed" || mrc=$?
+	merge "$work/boots" "$run" "$kdir" "$failed" "${gmem_run[@]}" || mrc=$?
 	[ "$failed" != "$rounds" ] || mrc=1
 fi
 if [ "$mrc" != 0 ]; then

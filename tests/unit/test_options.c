@@ -174,6 +174,11 @@ int main(void)
 	tap_result(!r && env.counts && !strcmp(env.merge, "/tmp/b") &&
 		   !strcmp(env.clock_mark, "start-1"),
 		   "--counts, --merge with --out, --clock-mark are taken");
+	r = parse(&env, err, sizeof(err), "--merge=/tmp/b", "--gmem-run=/tmp/g",
+		  "--out=/tmp/m", NULL);
+	tap_result(!r && !strcmp(env.gmem_run, "/tmp/g"),
+		   "--gmem-run with --merge is taken");
+	refused("--gmem-run=/tmp/g", "--gmem-run only goes with --merge");
 	refused("--rounds=0", "--rounds");
 	refused("--rounds=65", "--rounds");
 	refused("--first-round=x", "--first-round");
