@@ -151,9 +151,8 @@ static const char *const trace_funcs[] = {
 };
 
 /* calls and exclusive ns of probe in (mode, size) conversions */
-static void trace_totals(const struct run *r, const char *probe,
-			 enum run_mode m, uint64_t size, double *calls,
-			 double *ns, double *conv)
+void trace_totals(const struct run *r, const char *probe, enum run_mode m,
+		  uint64_t size, double *calls, double *ns, double *conv)
 {
 	const struct jv *tot = jv_get(jv_get(r->sum, "trace"), "totals");
 	char want[2][96], sz[32];
@@ -194,7 +193,7 @@ static void print_calls(FILE *f, const struct run *r, const char *probe,
 }
 
 /* why probe was not traced, or NULL */
-static const char *not_traced(const struct run *r, const char *probe)
+const char *not_traced(const struct run *r, const char *probe)
 {
 	const struct jv *p = jv_get(jv_get(r->sum, "trace"), "probes");
 	size_t i;

@@ -19,7 +19,10 @@
 #     analysis/*.gp (when gnuplot is installed), make plot and report;
 #   - the third column: three gmem boots merged on their own, then the
 #     6.1 merge with --gmem-run: gmem over destructive is 1.4 and
-#     inplace over gmem 0.5 in every round, up to the drift.
+#     inplace over gmem 0.5 in every round, up to the drift; the
+#     report's gmem rows, the three ratios each with its CI, gmem's
+#     kernel and what differs, the v5 functions beside their 6.12
+#     counterparts.
 #
 #   analysis/test_report.sh   (CONVREPORT=path, CONVBENCH=path: default
 #                              build/analysis/convreport, build/bench/convbench)
@@ -328,6 +331,31 @@ sed 's/^/# merge: /' "$tmp/merge3.err"
 	grep -q '^gmem/destructive over rounds' "$tmp/merge3.out" &&
 	grep -q '^inplace/gmem over rounds' "$tmp/merge3.out"
 result $? "--merge --gmem-run: the ratios against gmem in summary.json and on stdout ($rc)"
+"$CR" "$run3" > /dev/null 2> "$tmp/stderr3"
+rc=$?
+rep3=$run3/report.txt
+sed 's/^/# stderr: /' "$tmp/stderr3"
+result $rc "convreport exits 0 on the three-way run ($rc)"
+cells=$(grep -cE '^  gmem +180 +[0-9.]+ \[90\] +[0-9.]+ \[18\] +[0-9.]+ \[0\]$' "$rep3")
+[ "$cells" -eq 4 ] && [ "$(grep -cE '^  (destructive|inplace) +120 ' "$rep3")" -eq 8 ]
+result $? "three columns: gmem's 4 cells (n 180, 3 boots) under the 8 of 6.1 ($cells)"
+gm=$(grep -cE '^  gm/de p50   1\.400  95% CI 1\.400\.\.1\.400$' "$rep3")
+in=$(grep -cE '^  in/gm p50   0\.500  95% CI 0\.[0-9]+\.\.0\.[0-9]+$' "$rep3")
+[ "$gm" -eq 4 ] && [ "$in" -eq 4 ] && [ "$(grep -cE '^  in/de p50   0\.700  ' "$rep3")" -eq 4 ]
+result $? "ratios against destructive and against gmem, each with its CI ($gm, $in of 4)"
+grep -E '^  in/gm p50   0\.500  95% CI ' "$rep3" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.5 && a[2] > 0.5)) bad = 1 } END { exit bad }' &&
+	[ "$(grep -c '^  gm/de p99   not shown: 0 and 2 samples beyond, < 50$' "$rep3")" -eq 4 ]
+result $? "in/gm's CIs hold 0.5; gmem's tail ratios withheld as the others"
+grep -q '^gmem: kernel 6.12.57-convbench-gmem, other boots (gmem/)' "$rep3" &&
+	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
+	grep -q 'between boots too' "$rep3"
+result $? "the setup names gmem's kernel and says what differs, and that its ratios compare boots"
+grep -q '^Kernel functions: v5 (6.1) and their 6.12 counterparts$' "$rep3" &&
+	grep -A 6 '^shmem_fallocate (v5)$' "$rep3" | grep -qE '^  4K +1.67 x 9.000 +1.67 x 9.000 +1 x 9.000$' &&
+	grep -A 4 '^kvm_faultin_pfn_private (v5)$' "$rep3" | grep -qE '^  4K +not traced +not traced +not traced$'
+result $? "the v5 functions next to their 6.12 counterparts, per conversion"
+long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep3")
+result "$long" "the three-way report: every line at most 72 columns ($long longer)"
 "$CB" --gmem-run="$run3/gmem" --out="$tmp/m4" > /dev/null 2> "$tmp/err"
 rc=$?
 "$CB" --merge="$boots" --gmem-run="$tmp/empty-gmem" --out="$tmp/m5" > /dev/null 2> "$tmp/err2"
