@@ -151,6 +151,17 @@ grep -q "conversion 6 (to-shared): gpa 0x40000800 holds 0xff00ff00ff00ff, expect
 ok $? "a word the host corrupts is seen by the guest's verifier, with its gpa ($rc)"
 [ $rc -eq 1 ] || sed 's/^/# /' "$work/corrupt.err" | tail -n 5
 
+# --- --counts: the work of a gmem conversion; what cannot be counted
+# here says why instead of a 0
+"$CB" --mode=gmem --size=4K --rounds=1 --iterations=5 --warmup=2 --counts \
+	--out="$work/counts" >"$work/counts.txt" 2>&1
+rc=$?
+grep -qE '^  gmem +4K +to-shared +exits 2 npt_faults 1 ' "$work/counts.txt" &&
+	grep -q '"not_counted_why": "gmem: guest_memfd.s pages are not swap-backed' "$work/counts/summary.json"
+r=$?
+ok $r "--counts: one exit and one NPT fault per 4K conversion; pages freed not counted, and why ($rc)"
+[ $r -eq 0 ] || grep '^  gmem' "$work/counts.txt" | sed 's/^/# /' | head -n 4
+
 # --- --trace=all: the 6.12 conversion path, counted per direction.
 # Each explicit conversion sets the attributes once; each to-shared
 # punches the guest_memfd once, which zaps once; each to-private takes
