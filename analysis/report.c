@@ -174,15 +174,6 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 		text_wrap(f, "    rounds   ", "             ", buf + 1);
 }
 
-/* the cell of mode m: gmem's from the gmem run g (NULL: none) */
-static const struct jv *cell_of(const struct run *r, const struct run *g,
-				int m, uint64_t size, int d)
-{
-	if (m == RUN_GMEM)
-		return g ? run_cell(g, m, size, d) : NULL;
-	return run_cell(r, m, size, d);
-}
-
 static void print_table(FILE *f, const struct run *r, const struct run *g)
 {
 	char sz[32], a[32], b[32], c[32];
@@ -200,14 +191,14 @@ static void print_table(FILE *f, const struct run *r, const struct run *g)
 			bool any = false;
 
 			for (m = 0; m < RUN_NR_MODES; m++)
-				any |= cell_of(r, g, m, r->sizes[i], d) != NULL;
+				any |= run_cell_of(r, g, m, r->sizes[i], d) != NULL;
 			if (!any)
 				continue;
 			fputc('\n', f);
 			text_line(f, "%-4s %-10s %6s %15s %15s %15s", sz,
 				  run_dir_name[d], "n", "p50", "p90", "p99");
 			for (m = 0; m < RUN_NR_MODES; m++) {
-				const struct jv *cell = cell_of(r, g, m,
+				const struct jv *cell = run_cell_of(r, g, m,
 							r->sizes[i], d);
 				const struct jv *tot = jv_get(cell, "total_ns");
 
@@ -341,7 +332,7 @@ int main(int argc, char **argv)
 	if (have_g)
 		threeway_setup(f, &g);
 	print_table(f, &r, have_g ? &g : NULL);
-	print_work(f, &r);
+	print_work(f, &r, have_g ? &g : NULL);
 	print_overhead(f, &r);
 	print_trace(f, &r);
 	if (have_g)

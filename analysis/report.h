@@ -11,7 +11,8 @@
 #include "runfiles.h"
 
 /* analysis/sections.c */
-void print_work(FILE *f, const struct run *r);
+/* g: a make bench run's gmem/ (its rows), or NULL */
+void print_work(FILE *f, const struct run *r, const struct run *g);
 void print_overhead(FILE *f, const struct run *r);
 void print_trace(FILE *f, const struct run *r);
 void print_hyperfine(FILE *f, const struct run *r);

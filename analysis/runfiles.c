@@ -118,6 +118,14 @@ const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d)
 	return NULL;
 }
 
+const struct jv *run_cell_of(const struct run *r, const struct run *g,
+			     enum run_mode m, uint64_t size, enum run_dir d)
+{
+	if (m == RUN_GMEM)
+		return g ? run_cell(g, m, size, d) : NULL;
+	return run_cell(r, m, size, d);
+}
+
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,
 				uint64_t size, enum run_dir d)
 {

@@ -41,6 +41,9 @@ void run_free(struct run *r);
 const struct jv *run_cell(const struct run *r, enum run_mode m, uint64_t size,
 			  enum run_dir d);
 const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d);
+/* the same, gmem's cells from the gmem run g (NULL: there is none) */
+const struct jv *run_cell_of(const struct run *r, const struct run *g,
+			     enum run_mode m, uint64_t size, enum run_dir d);
 /*
  * a ratio of ratios_against_gmem (convbench --merge --gmem-run):
  * which is "gmem_over_destructive" or "inplace_over_gmem"; or NULL

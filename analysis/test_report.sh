@@ -291,8 +291,9 @@ gsamples() {	# gsamples ROUND: gmem is 1.4 x destructive in every round
 gboots=$tmp/gboots
 for r in 0 1 2; do
 	b=$gboots/boot-$r
-	mkdir -p "$b/plain" "$b/traced"
+	mkdir -p "$b/plain" "$b/traced" "$b/counts"
 	gsamples $r > "$b/plain/samples.csv"
+	work 0 | sed 's/"destructive"/"gmem"/' > "$b/counts/summary.json"
 	summary $r | sed 's/6\.1\.192-convbench-00017-gabcdef12/6.12.57-convbench-gmem/' > "$b/plain/summary.json"
 	gsamples $r > "$b/traced/samples.csv"
 	{
@@ -339,6 +340,8 @@ result $rc "convreport exits 0 on the three-way run ($rc)"
 cells=$(grep -cE '^  gmem +180 +[0-9.]+ \[90\] +[0-9.]+ \[18\] +[0-9.]+ \[0\]$' "$rep3")
 [ "$cells" -eq 4 ] && [ "$(grep -cE '^  (destructive|inplace) +120 ' "$rep3")" -eq 8 ]
 result $? "three columns: gmem's 4 cells (n 180, 3 boots) under the 8 of 6.1 ($cells)"
+grep -A 4 '^2M to-shared$' "$rep3" | grep -qE '^  gmem +2 +1 +0/1 +1 +512/512/512 +4096 +1 +0$'
+result $? "the work table has gmem's rows, from gmem/summary.json"
 gm=$(grep -cE '^  gm/de p50   1\.400  95% CI 1\.400\.\.1\.400$' "$rep3")
 in=$(grep -cE '^  in/gm p50   0\.500  95% CI 0\.[0-9]+\.\.0\.[0-9]+$' "$rep3")
 [ "$gm" -eq 4 ] && [ "$in" -eq 4 ] && [ "$(grep -cE '^  in/de p50   0\.700  ' "$rep3")" -eq 4 ]

@@ -134,10 +134,10 @@ void threeway_functions(FILE *f, const struct run *r, const struct run *g)
 	hg = !run_read_trace(g->dir, &tg, err, sizeof(err));
 	fputc('\n', f);
 	text_line(f, "Kernel functions: v5 (6.1) and their 6.12 counterparts");
-	text_wrap(f, "", "", "Per conversion, both directions: calls x us "
-		  "per call, exclusive of nested probed calls (destructive "
-		  "and inplace from the v5 function, gmem from its "
-		  "counterpart).");
+	text_wrap(f, "", "", "Calls per conversion (of the directions that "
+		  "call it) x us per call, exclusive of nested probed calls; "
+		  "destructive and inplace from the v5 function, gmem from "
+		  "its counterpart.");
 	for (k = 0; k < NR_PAIRS; k++) {
 		fputc('\n', f);
 		text_line(f, "%s (v5)", pairs[k].v5);
