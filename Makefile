@@ -2,16 +2,19 @@
 #
 # convbench: measure KVM guest private<->shared memory conversion on
 # Chao Peng's v5 private-memory series (destructive) and our in-place
-# variant. See README.md.
+# variant, and on guest_memfd as upstream merged it (gmem, Linux 6.12).
+# See README.md.
 #
 #   make bench   build everything, boot the kernel, run, write results/
 #   make test    build everything, run the host and in-VM test suites
 #   make kernel  build (or fetch from the cache) the kernel; FLAVOUR=debug
 #                builds the debug kernel (KASAN, lockdep) that make test
-#                and make stress use as well
+#                and make stress use as well, FLAVOUR=gmem (or make
+#                kernel-gmem) the 6.12 kernel that --mode=gmem runs in
 #   make stress  random conversions under host attack on the debug
 #                kernel (STRESS_DURATION=600 s, STRESS_SEED to replay)
-#   make vm      boot the kernel and run CMD inside (make vm CMD='...')
+#   make vm      boot the kernel and run CMD inside (make vm CMD='...';
+#                FLAVOUR=gmem boots the 6.12 kernel)
 #   make deps    install the Debian packages (as root) or list them
 #
 # V=1 shows the commands.
@@ -30,19 +33,20 @@ Q := @
 msg = @printf '  %-7s %s\n' $(1) $(2);
 endif
 
-DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 flex bison bc \
+DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 \
+	linux-source-6.12 flex bison bc \
 	libssl-dev libelf-dev dwarves cpio xz-utils ccache \
 	qemu-system-x86 busybox-static \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev pkg-config \
 	gnuplot-nox hyperfine
 
-.PHONY: all deps kernel kernel-debug vm test test-quick test-vm tests-bin \
-	stress clean help bench
+.PHONY: all deps kernel kernel-debug kernel-gmem vm test test-quick test-vm test-gmem \
+	tests-bin stress clean help bench
 
 all: convbench tests-bin
 
 help:
-	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 
 # Install what is missing when root; otherwise name it and stop.
 deps:
@@ -76,9 +80,16 @@ kernel: deps
 kernel-debug: deps
 	$(Q)FLAVOUR=debug kernel/build.sh >/dev/null
 
+# the second kernel: linux-source-6.12 with guest_memfd on software-
+# protected VMs (kernel/patches-6.12/, kernel/config/gmem-6.12.config),
+# where --mode=gmem runs
+kernel-gmem: deps
+	$(Q)FLAVOUR=gmem kernel/build.sh >/dev/null
+
 # the kernel's output folder when built (else bpf/ asks kernel/build.sh
-# again at build time, after make kernel)
-KERNEL_OUT := $(shell kernel/build.sh --print 2>/dev/null)
+# again at build time, after make kernel); the BPF objects are built
+# against the 6.1 kernel's BTF and relocated (CO-RE) in either kernel
+KERNEL_OUT := $(shell FLAVOUR=main kernel/build.sh --print 2>/dev/null)
 
 include lib/Makefile.inc
 include bpf/Makefile.inc
@@ -86,12 +97,13 @@ include bench/Makefile.inc
 include analysis/Makefile.inc
 include tests/Makefile.inc
 
-# make bench: everything, then the run, its plots and its report; the
-# last line names the run's folder
-bench: deps kernel convbench bpf $(ANALYSIS_REPORT)
+# make bench: everything, then the run (two kernels, two boots), its
+# report and its plots (the report writes the ratios.csv they draw);
+# the last line names the run's folder
+bench: deps kernel kernel-gmem convbench bpf $(ANALYSIS_REPORT)
 	$(Q)run=$$(bench/run-bench.sh) && \
-	$(MAKE) --no-print-directory plot RUN="$$run" && \
 	$(MAKE) --no-print-directory report RUN="$$run" >/dev/null && \
+	$(MAKE) --no-print-directory plot RUN="$$run" && \
 	echo "bench: done: $$run"
 
 clean:

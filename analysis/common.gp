@@ -45,7 +45,8 @@ cell(f, match, c) = system("awk -v m='".match."' -v c=".c." '$1 != \"#\" && inde
 # Okabe-Ito colours, safe for colour-blind readers
 c_destructive = "#D55E00"
 c_inplace = "#0072B2"
-mode_color(m) = (m eq "inplace") ? c_inplace : c_destructive
+c_gmem = "#009E73"
+mode_color(m) = (m eq "inplace") ? c_inplace : (m eq "gmem") ? c_gmem : c_destructive
 
 has_cairo = strstrt(GPVAL_TERMINALS, "pngcairo") > 0
 # eval out_cmd(i, name, w, h): output to plots/name.png (i = 1) or .svg (2)
@@ -78,7 +79,9 @@ range_of(files, c1, c2) = system("cat ".files." 2>/dev/null | awk '$1 != \"#\" {
 # microseconds with 3 to 4 significant digits, no exponent
 fmt_us(x) = x >= 1000 ? sprintf("%.0f", x) : x >= 100 ? sprintf("%.1f", x) : \
 	x >= 10 ? sprintf("%.2f", x) : sprintf("%.3f", x)
-# "destructive vs inplace" or the one mode the run has
-modes_title = words(modes) == 2 ? "destructive vs inplace" : word(modes, 1)." only"
+# "destructive vs inplace", the three modes (gmem: 6.12, another boot)
+# or the one mode the run has
+modes_title = words(modes) == 3 ? "destructive vs inplace (6.1) vs gmem (6.12, another boot)" : \
+	words(modes) == 2 ? word(modes, 1)." vs ".word(modes, 2) : word(modes, 1)." only"
 
 set termoption noenhanced

@@ -4,7 +4,8 @@
  * into an email (every line at most 72 columns): the setup and method,
  * per cell the pooled p50/p90/p99 with the samples beyond each, the
  * inplace/destructive ratios with their 95% CIs over rounds and the
- * per-round ratios, the work each conversion does, the probes'
+ * per-round ratios (with a make bench run's gmem/, the gmem rows and
+ * the ratios against gmem too: threeway.c), the work each conversion does, the probes'
  * overhead and the kernel functions' histograms. Every number is one
  * that convbench wrote into summary.json: nothing is recomputed here.
  * Written to RUN/report.txt (replaced atomically) and to stdout;
@@ -25,6 +26,7 @@
 #include "atomic_file.h"
 #include "report.h"
 #include "text.h"
+#include "threeway.h"
 #include "units.h"
 
 static const char usage[] =
@@ -140,25 +142,28 @@ static const char *pct_cell(const struct jv *tot, int p, char *buf,
 	return buf;
 }
 
-static void print_ratio(FILE *f, const struct jv *q, int p)
+/* q: num over den; label: "in/de", "gm/de" or "in/gm" */
+static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
+			enum run_mode num, enum run_mode den)
 {
 	const struct jv *x = jv_get(q, run_pct_name[p]);
 	const struct jv *rounds = jv_get(x, "per_round");
-	char buf[256], *w = buf;
+	char buf[256], kn[48], kd[48], *w = buf;
 	size_t i;
 
 	if (!jv_bool(jv_get(x, "shown"), false)) {
-		text_line(f, "  in/de %s   not shown: %.0f and %.0f samples beyond, "
-			  "< 50", run_pct_name[p],
-			  jv_num(jv_get(x, "beyond_inplace"), 0),
-			  jv_num(jv_get(x, "beyond_destructive"), 0));
+		snprintf(kn, sizeof(kn), "beyond_%s", run_mode_name[num]);
+		snprintf(kd, sizeof(kd), "beyond_%s", run_mode_name[den]);
+		text_line(f, "  %s %s   not shown: %.0f and %.0f samples beyond, "
+			  "< 50", label, run_pct_name[p],
+			  jv_num(jv_get(x, kn), 0), jv_num(jv_get(x, kd), 0));
 		return;
 	}
 	if (isnan(jv_num(jv_get(x, "ci95_lo"), NAN)))
-		text_line(f, "  in/de %s   %.3f  (no CI: one round)",
+		text_line(f, "  %s %s   %.3f  (no CI: one round)", label,
 			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN));
 	else
-		text_line(f, "  in/de %s   %.3f  95%% CI %.3f..%.3f",
+		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f", label,
 			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN),
 			  jv_num(jv_get(x, "ci95_lo"), NAN),
 			  jv_num(jv_get(x, "ci95_hi"), NAN));
@@ -169,7 +174,7 @@ static void print_ratio(FILE *f, const struct jv *q, int p)
 		text_wrap(f, "    rounds   ", "             ", buf + 1);
 }
 
-static void print_table(FILE *f, const struct run *r)
+static void print_table(FILE *f, const struct run *r, const struct run *g)
 {
 	char sz[32], a[32], b[32], c[32];
 	bool any_ratio = false;
@@ -186,14 +191,14 @@ static void print_table(FILE *f, const struct run *r)
 			bool any = false;
 
 			for (m = 0; m < RUN_NR_MODES; m++)
-				any |= run_cell(r, m, r->sizes[i], d) != NULL;
+				any |= run_cell_of(r, g, m, r->sizes[i], d) != NULL;
 			if (!any)
 				continue;
 			fputc('\n', f);
 			text_line(f, "%-4s %-10s %6s %15s %15s %15s", sz,
 				  run_dir_name[d], "n", "p50", "p90", "p99");
 			for (m = 0; m < RUN_NR_MODES; m++) {
-				const struct jv *cell = run_cell(r, m,
+				const struct jv *cell = run_cell_of(r, g, m,
 							r->sizes[i], d);
 				const struct jv *tot = jv_get(cell, "total_ns");
 
@@ -207,11 +212,20 @@ static void print_table(FILE *f, const struct run *r)
 					  pct_cell(tot, 2, c, sizeof(c)));
 			}
 			q = run_ratio(r, r->sizes[i], d);
-			if (!q)
-				continue;
-			any_ratio = true;
-			for (m = 0; m < 3; m++)
-				print_ratio(f, q, m);
+			for (m = 0; q && m < 3; m++)
+				print_ratio(f, q, m, "in/de", RUN_INPLACE,
+					    RUN_DESTRUCTIVE);
+			any_ratio |= q != NULL;
+			q = run_gmem_ratio(r, "gmem_over_destructive",
+					   r->sizes[i], d);
+			for (m = 0; q && m < 3; m++)
+				print_ratio(f, q, m, "gm/de", RUN_GMEM,
+					    RUN_DESTRUCTIVE);
+			q = run_gmem_ratio(r, "inplace_over_gmem",
+					   r->sizes[i], d);
+			for (m = 0; q && m < 3; m++)
+				print_ratio(f, q, m, "in/gm", RUN_INPLACE,
+					    RUN_GMEM);
 		}
 	}
 	fputc('\n', f);
@@ -225,6 +239,12 @@ static void print_table(FILE *f, const struct run *r)
 		  "ratios; 95% CI: Student t over rounds, on the log ratio. "
 		  "A tail ratio only where at least 50 samples lie beyond "
 		  "it in each mode.");
+	if (jv_get(r->sum, "ratios_against_gmem"))
+		text_wrap(f, "", "", "gm/de: gmem over destructive, in/gm: "
+			  "inplace over gmem, the same way; round K of gmem "
+			  "(the 6.12 kernel) ran in another boot than round K "
+			  "of the 6.1 modes, so these CIs carry the variation "
+			  "between boots too.");
 }
 
 static int write_report(const char *run, const char *text, size_t len)
@@ -255,7 +275,8 @@ int main(int argc, char **argv)
 	};
 	bool quiet = false, plot = false;
 	char err[512], *text = NULL;
-	struct run r;
+	struct run r, g;
+	bool have_g;
 	struct stat st;
 	size_t len = 0;
 	FILE *f;
@@ -300,27 +321,35 @@ int main(int argc, char **argv)
 		run_free(&r);
 		return ret ? 1 : 0;
 	}
+	have_g = !threeway_load(&g, argv[optind]);
 	f = open_memstream(&text, &len);
 	if (!f) {
 		perror("convreport");
-		run_free(&r);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	print_setup(f, &r);
-	print_table(f, &r);
-	print_work(f, &r);
+	if (have_g)
+		threeway_setup(f, &g);
+	print_table(f, &r, have_g ? &g : NULL);
+	print_work(f, &r, have_g ? &g : NULL);
 	print_overhead(f, &r);
 	print_trace(f, &r);
+	if (have_g)
+		threeway_functions(f, &r, &g);
 	print_hyperfine(f, &r);
 	if (fclose(f)) {
 		perror("convreport");
-		run_free(&r);
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	ret = write_report(r.dir, text, len);
 	if (!quiet)
 		fwrite(text, 1, len, stdout);
 	free(text);
+out:
+	if (have_g)
+		threeway_free(&g);
 	run_free(&r);
 	return ret ? 1 : 0;
 }

@@ -11,10 +11,16 @@
 #include "runfiles.h"
 
 /* analysis/sections.c */
-void print_work(FILE *f, const struct run *r);
+/* g: a make bench run's gmem/ (its rows), or NULL */
+void print_work(FILE *f, const struct run *r, const struct run *g);
 void print_overhead(FILE *f, const struct run *r);
 void print_trace(FILE *f, const struct run *r);
 void print_hyperfine(FILE *f, const struct run *r);
+/* why probe was not traced in r, or NULL */
+const char *not_traced(const struct run *r, const char *probe);
+/* calls, exclusive ns and conversions of probe in (mode, size) ones */
+void trace_totals(const struct run *r, const char *probe, enum run_mode m,
+		  uint64_t size, double *calls, double *ns, double *conv);
 
 /* analysis/plotdata.c: RUN/plots/data/ for the gnuplot scripts */
 int plot_data(const struct run *r);

@@ -14,7 +14,9 @@
 #include "stats.h"
 #include "units.h"
 
-const char *const run_mode_name[RUN_NR_MODES] = { "destructive", "inplace" };
+const char *const run_mode_name[RUN_NR_MODES] = {
+	"destructive", "inplace", "gmem",
+};
 const char *const run_dir_name[RUN_NR_DIRS] = { "to-shared", "to-private" };
 const char *const run_pct_name[3] = { "p50", "p90", "p99" };
 
@@ -108,6 +110,27 @@ const struct jv *run_cell(const struct run *r, enum run_mode m, uint64_t size,
 const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d)
 {
 	const struct jv *q = jv_get(r->sum, "ratios_inplace_over_destructive");
+	size_t i;
+
+	for (i = 0; i < jv_len(q); i++)
+		if (same_cell(jv_at(q, i), NULL, size, run_dir_name[d]))
+			return jv_at(q, i);
+	return NULL;
+}
+
+const struct jv *run_cell_of(const struct run *r, const struct run *g,
+			     enum run_mode m, uint64_t size, enum run_dir d)
+{
+	if (m == RUN_GMEM)
+		return g ? run_cell(g, m, size, d) : NULL;
+	return run_cell(r, m, size, d);
+}
+
+const struct jv *run_gmem_ratio(const struct run *r, const char *which,
+				uint64_t size, enum run_dir d)
+{
+	const struct jv *q = jv_get(jv_get(r->sum, "ratios_against_gmem"),
+				    which);
 	size_t i;
 
 	for (i = 0; i < jv_len(q); i++)

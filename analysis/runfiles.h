@@ -16,7 +16,8 @@
 #include "hist.h"
 #include "jsonr.h"
 
-enum run_mode { RUN_DESTRUCTIVE, RUN_INPLACE, RUN_NR_MODES };
+/* gmem: guest_memfd on the 6.12 kernel, a make bench run's gmem/ */
+enum run_mode { RUN_DESTRUCTIVE, RUN_INPLACE, RUN_GMEM, RUN_NR_MODES };
 enum run_dir { RUN_TO_SHARED, RUN_TO_PRIVATE, RUN_NR_DIRS };
 
 extern const char *const run_mode_name[RUN_NR_MODES];
@@ -40,6 +41,15 @@ void run_free(struct run *r);
 const struct jv *run_cell(const struct run *r, enum run_mode m, uint64_t size,
 			  enum run_dir d);
 const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d);
+/* the same, gmem's cells from the gmem run g (NULL: there is none) */
+const struct jv *run_cell_of(const struct run *r, const struct run *g,
+			     enum run_mode m, uint64_t size, enum run_dir d);
+/*
+ * a ratio of ratios_against_gmem (convbench --merge --gmem-run):
+ * which is "gmem_over_destructive" or "inplace_over_gmem"; or NULL
+ */
+const struct jv *run_gmem_ratio(const struct run *r, const char *which,
+				uint64_t size, enum run_dir d);
 /* a string of the provenance, or dflt */
 const char *run_prov(const struct run *r, const char *key, const char *dflt);
 /* mode and direction names back to enums; -1 if not one */

@@ -35,7 +35,7 @@ static const char *count_str(const struct jv *x, double scale, char *buf,
 
 #define WORK_FMT "  %-11s%6s%5s%9s%7s%14s%8s%4s%6s"
 
-void print_work(FILE *f, const struct run *r)
+void print_work(FILE *f, const struct run *r, const struct run *g)
 {
 	char a[8][32], pages[112], maps[72], sz[32];
 	bool header = false;
@@ -47,8 +47,8 @@ void print_work(FILE *f, const struct run *r)
 			bool title = false;
 
 			for (m = 0; m < RUN_NR_MODES; m++) {
-				const struct jv *w = jv_get(run_cell(r, m,
-						r->sizes[i], d), "work");
+				const struct jv *w = jv_get(run_cell_of(r, g,
+						m, r->sizes[i], d), "work");
 
 				if (!w || w->type != JV_OBJ)
 					continue;
@@ -151,9 +151,8 @@ static const char *const trace_funcs[] = {
 };
 
 /* calls and exclusive ns of probe in (mode, size) conversions */
-static void trace_totals(const struct run *r, const char *probe,
-			 enum run_mode m, uint64_t size, double *calls,
-			 double *ns, double *conv)
+void trace_totals(const struct run *r, const char *probe, enum run_mode m,
+		  uint64_t size, double *calls, double *ns, double *conv)
 {
 	const struct jv *tot = jv_get(jv_get(r->sum, "trace"), "totals");
 	char want[2][96], sz[32];
@@ -194,7 +193,7 @@ static void print_calls(FILE *f, const struct run *r, const char *probe,
 }
 
 /* why probe was not traced, or NULL */
-static const char *not_traced(const struct run *r, const char *probe)
+const char *not_traced(const struct run *r, const char *probe)
 {
 	const struct jv *p = jv_get(jv_get(r->sum, "trace"), "probes");
 	size_t i;

@@ -16,7 +16,13 @@
 #     kernel function sections, hyperfine; its numbers are
 #     summary.json's; exit codes;
 #   - plots: convreport --plot-data tables from summary.json, every
-#     analysis/*.gp (when gnuplot is installed), make plot and report.
+#     analysis/*.gp (when gnuplot is installed), make plot and report;
+#   - the third column: three gmem boots merged on their own, then the
+#     6.1 merge with --gmem-run: gmem over destructive is 1.4 and
+#     inplace over gmem 0.5 in every round, up to the drift; the
+#     report's gmem rows, the three ratios each with its CI, gmem's
+#     kernel and what differs, the v5 functions beside their 6.12
+#     counterparts.
 #
 #   analysis/test_report.sh   (CONVREPORT=path, CONVBENCH=path: default
 #                              build/analysis/convreport, build/bench/convbench)
@@ -275,6 +281,91 @@ if command -v gnuplot > /dev/null; then
 else
 	skip "make plot, gnuplot -c, gnuplot without a folder (no gnuplot)"
 fi
+
+# --- the third column: gmem boots (the 6.12 kernel), merged on their own,
+# then the 6.1 merge's ratios against them (round K with round K)
+gsamples() {	# gsamples ROUND: gmem is 1.4 x destructive in every round
+	samples "$1" 1.4 | awk -F, -v OFS=, 'NR == 1 { print; next }
+		$2 == "destructive" { $2 = "gmem"; print }'
+}
+gboots=$tmp/gboots
+for r in 0 1 2; do
+	b=$gboots/boot-$r
+	mkdir -p "$b/plain" "$b/traced" "$b/counts"
+	gsamples $r > "$b/plain/samples.csv"
+	work 0 | sed 's/"destructive"/"gmem"/' > "$b/counts/summary.json"
+	summary $r | sed 's/6\.1\.192-convbench-00017-gabcdef12/6.12.57-convbench-gmem/' > "$b/plain/summary.json"
+	gsamples $r > "$b/traced/samples.csv"
+	{
+		echo "probe,mode,size,phase,low_ns,high_ns,count"
+		for s in 4K 2M; do
+			echo "kvm_gmem_fallocate,gmem,$s,to-shared,8192,9215,60"
+		done
+	} > "$b/traced/trace.csv"
+	{
+		echo "probe,attach,mode,size,phase,calls,inclusive_ns,exclusive_ns,conversions"
+		for s in 4K 2M; do
+			echo "kvm_gmem_fallocate,fentry,gmem,$s,to-shared,60,600000,540000,60"
+		done
+	} > "$b/traced/trace-totals.csv"
+	cat > "$b/traced/summary.json" <<JSON
+{ "trace": { "set": "default", "timing": "exclusive",
+    "probes": [ { "probe": "kvm_gmem_fallocate", "attach": "fentry", "not_traced_why": null } ] } }
+JSON
+	printf 'valid=1\ntsc_khz=2600000\ntsc_khz_measured=2599990\ndeviation_pct=-0.0004\nclocksource=tsc\n' > "$b/clock.env"
+done
+run3=$tmp/2026-12-03-6.1.192-abc1234-3
+"$CB" --merge="$gboots" --out="$tmp/gmem" > "$tmp/gmerge.out" 2> "$tmp/gmerge.err"
+rc=$?
+sed 's/^/# gmem merge: /' "$tmp/gmerge.err"
+[ $rc -eq 0 ] && grep -q '"rounds_valid": 3' "$tmp/gmem/summary.json" &&
+	grep -q '"mode": "gmem"' "$tmp/gmem/summary.json" &&
+	grep -q '"p50_ci95_lo"' "$tmp/gmem/summary.json"
+result $? "the gmem boots merge into a run of their own: rounds, cells, intervals ($rc)"
+# as make bench does: the 6.1 merge, then gmem's run as its gmem/
+"$CB" --merge="$boots" --gmem-run="$tmp/gmem" --out="$run3" > "$tmp/merge3.out" 2> "$tmp/merge3.err"
+rc=$?
+cp -r "$tmp/gmem" "$run3/gmem"
+sed 's/^/# merge: /' "$tmp/merge3.err"
+[ $rc -eq 0 ] && grep -q '"ratios_against_gmem"' "$run3/summary.json" &&
+	grep -q '"beyond_gmem"' "$run3/summary.json" &&
+	grep -q '^gmem/destructive over rounds' "$tmp/merge3.out" &&
+	grep -q '^inplace/gmem over rounds' "$tmp/merge3.out"
+result $? "--merge --gmem-run: the ratios against gmem in summary.json and on stdout ($rc)"
+"$CR" "$run3" > /dev/null 2> "$tmp/stderr3"
+rc=$?
+rep3=$run3/report.txt
+sed 's/^/# stderr: /' "$tmp/stderr3"
+result $rc "convreport exits 0 on the three-way run ($rc)"
+cells=$(grep -cE '^  gmem +180 +[0-9.]+ \[90\] +[0-9.]+ \[18\] +[0-9.]+ \[0\]$' "$rep3")
+[ "$cells" -eq 4 ] && [ "$(grep -cE '^  (destructive|inplace) +120 ' "$rep3")" -eq 8 ]
+result $? "three columns: gmem's 4 cells (n 180, 3 boots) under the 8 of 6.1 ($cells)"
+grep -A 4 '^2M to-shared$' "$rep3" | grep -qE '^  gmem +2 +1 +0/1 +1 +512/512/512 +4096 +1 +0$'
+result $? "the work table has gmem's rows, from gmem/summary.json"
+gm=$(grep -cE '^  gm/de p50   1\.400  95% CI 1\.400\.\.1\.400$' "$rep3")
+in=$(grep -cE '^  in/gm p50   0\.500  95% CI 0\.[0-9]+\.\.0\.[0-9]+$' "$rep3")
+[ "$gm" -eq 4 ] && [ "$in" -eq 4 ] && [ "$(grep -cE '^  in/de p50   0\.700  ' "$rep3")" -eq 4 ]
+result $? "ratios against destructive and against gmem, each with its CI ($gm, $in of 4)"
+grep -E '^  in/gm p50   0\.500  95% CI ' "$rep3" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.5 && a[2] > 0.5)) bad = 1 } END { exit bad }' &&
+	[ "$(grep -c '^  gm/de p99   not shown: 0 and 2 samples beyond, < 50$' "$rep3")" -eq 4 ]
+result $? "in/gm's CIs hold 0.5; gmem's tail ratios withheld as the others"
+grep -q '^gmem: kernel 6.12.57-convbench-gmem, other boots (gmem/)' "$rep3" &&
+	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
+	grep -q 'between boots too' "$rep3"
+result $? "the setup names gmem's kernel and says what differs, and that its ratios compare boots"
+grep -q '^Kernel functions: v5 (6.1) and their 6.12 counterparts$' "$rep3" &&
+	grep -A 6 '^shmem_fallocate (v5)$' "$rep3" | grep -qE '^  4K +1.67 x 9.000 +1.67 x 9.000 +1 x 9.000$' &&
+	grep -A 4 '^kvm_faultin_pfn_private (v5)$' "$rep3" | grep -qE '^  4K +not traced +not traced +not traced$'
+result $? "the v5 functions next to their 6.12 counterparts, per conversion"
+long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep3")
+result "$long" "the three-way report: every line at most 72 columns ($long longer)"
+"$CB" --gmem-run="$run3/gmem" --out="$tmp/m4" > /dev/null 2> "$tmp/err"
+rc=$?
+"$CB" --merge="$boots" --gmem-run="$tmp/empty-gmem" --out="$tmp/m5" > /dev/null 2> "$tmp/err2"
+rc2=$?
+[ $rc -eq 2 ] && grep -q -- '--gmem-run only goes with --merge' "$tmp/err" &&
+	[ $rc2 -eq 2 ] && grep -q -- '--gmem-run=' "$tmp/err2" && [ ! -e "$tmp/m5/summary.json" ]
+result $? "--gmem-run without --merge, or on a folder without a merged gmem run: exit 2 ($rc, $rc2)"
 
 # --- the other ways in, and the ways out
 make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1

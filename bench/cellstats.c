@@ -160,7 +160,7 @@ static int cell_build(const struct cell_result *res, size_t nres,
 	return 0;
 }
 
-static void ratio_build(struct ratio_stats *q)
+void ratio_stats_build(struct ratio_stats *q)
 {
 	const struct cell_stats *de = q->de, *in = q->in;
 	unsigned int p, a, b;
@@ -251,9 +251,11 @@ int run_stats_build(const struct cell_result *res, size_t n,
 			if (!de || !in || !de->n || !in->n)
 				continue;
 			rs->ratios[rs->nratios] = (struct ratio_stats) {
-				.size = sizes[j], .dir = d, .de = de, .in = in,
+				.size = sizes[j], .dir = d,
+				.num = MODE_INPLACE, .den = MODE_DESTRUCTIVE,
+				.de = de, .in = in,
 			};
-			ratio_build(&rs->ratios[rs->nratios++]);
+			ratio_stats_build(&rs->ratios[rs->nratios++]);
 		}
 	}
 out:

@@ -81,9 +81,14 @@ struct ratio_pct {
 	double per_round[MAX_ROUNDS];
 };
 
+/*
+ * num over den; de, in name the denominator and numerator after the
+ * first pair, inplace over destructive (beyond_de, beyond_in too)
+ */
 struct ratio_stats {
 	uint64_t size;
 	enum conv_dir dir;
+	enum conv_mode num, den;
 	const struct cell_stats *de, *in;
 	struct ratio_pct pct[CS_NPCT];
 };
@@ -99,6 +104,11 @@ struct run_stats {
 int run_stats_build(const struct cell_result *res, size_t n,
 		    struct run_stats *rs);
 void run_stats_free(struct run_stats *rs);
+/*
+ * q->in over q->de, rounds paired by round number (q->size, dir, num,
+ * den, de and in set by the caller)
+ */
+void ratio_stats_build(struct ratio_stats *q);
 const struct cell_stats *run_stats_cell(const struct run_stats *rs,
 					enum conv_mode m, uint64_t size,
 					enum conv_dir d);

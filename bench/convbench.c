@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * convbench: private<->shared conversion latency of KVM guest memory on
- * the v5 private-memory series, destructive (as posted) and in place.
+ * the v5 private-memory series, destructive (as posted) and in place,
+ * and on guest_memfd as upstream merged it (another kernel, gmem).
  * See --help and README.md.
  */
 #ifndef _GNU_SOURCE
@@ -147,7 +148,7 @@ int main(int argc, char **argv)
 	for (m = 0; m < MODE_NR; m++) {
 		if (!env.modes[m])
 			continue;
-		r = mode_supported(m, why, sizeof(why));
+		r = mode_supported(m, env.trigger, why, sizeof(why));
 		if (r) {
 			fprintf(stderr, "convbench: --mode=%s: %s\n",
 				conv_mode_name(m), why);

@@ -8,6 +8,7 @@
  * slot's shared part is the VMM's MAP_SHARED mapping of the private fd
  * itself and a conversion only changes who may access the page
  * (MEMFD_IOC_CONVERT_RANGE): nothing is freed, allocated or copied.
+ * gmem (guest_memfd as merged, the 6.12 kernel) is in host_gmem.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 #include <sys/mman.h>
 
 #include "host_conv.h"
+#include "host_gmem.h"
 #include "inplace.h"
 
 static int why(struct conv_ctx *c, int err, const char *what)
@@ -67,6 +69,11 @@ int host_conv_init(struct conv_ctx *c, struct kvm_vm *vm, uint32_t slot,
 	c->size = p->size;
 	c->fd = -1;
 
+	if (c->mode == MODE_GMEM) {
+		r = map_shared(c);
+		return r ? why(c, r, "mmap of the shared part") :
+			   host_gmem_init(c, slot, stride);
+	}
 	c->fd = memfd_inaccessible_create("convbench-private", slot_size);
 	if (c->fd < 0)
 		return why(c, c->fd, "memfd_create(MFD_INACCESSIBLE)");
@@ -102,7 +109,11 @@ void host_conv_destroy(struct conv_ctx *c)
 
 int host_conv_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 {
-	int r = __vm_set_sw_private(c->vm, gpa, c->size, to_private);
+	int r;
+
+	if (c->mode == MODE_GMEM)
+		return host_gmem_flip(c, gpa, to_private);
+	r = __vm_set_sw_private(c->vm, gpa, c->size, to_private);
 
 	return r ? why(c, r, "KVM_SET_SW_PRIVATE_RANGE") : 0;
 }
@@ -181,6 +192,8 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 	c->detail[0] = 0;
 	if (gpa < c->gpa || off + len > c->slot_size || !len)
 		return why(c, -EINVAL, "range outside the private slot");
+	if (c->mode == MODE_GMEM)	/* its record is always the handler's */
+		return host_gmem_convert(c, off, len, to_private, ph);
 	if (with_record) {
 		t0 = rdtsc();
 		r = __vm_set_sw_private(c->vm, gpa, len, to_private);

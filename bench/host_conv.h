@@ -3,7 +3,9 @@
  * What the VMM does for one conversion, per mode: update the
  * software-private record, change the memory (destructive: punch a hole
  * or allocate in the private fd and drop the stale shared page; in
- * place: ask the memfd to change the range's owner), timed in phases.
+ * place: ask the memfd to change the range's owner; gmem: set the
+ * memory attributes, punch the guest_memfd or drop the shared page,
+ * host_gmem.h), timed in phases.
  */
 #ifndef CONVBENCH_HOST_CONV_H
 #define CONVBENCH_HOST_CONV_H
@@ -37,7 +39,7 @@ struct conv_ctx {
 	enum conv_mode mode;
 	bool preserve;
 	bool huge;		/* 2M-aligned sizes: THP for the shared part */
-	int fd;			/* the private MFD_INACCESSIBLE fd */
+	int fd;			/* the private MFD_INACCESSIBLE fd, or guest_memfd */
 	uint64_t gpa;		/* slot base */
 	uint64_t slot_size;
 	uint64_t size;		/* one conversion */
@@ -56,10 +58,16 @@ int host_conv_init(struct conv_ctx *c, struct kvm_vm *vm, uint32_t slot,
 		   uint64_t slot_size, uint64_t stride);
 void host_conv_destroy(struct conv_ctx *c);
 
-/* implicit trigger: the guest's intent for [gpa, + size), record only */
+/*
+ * implicit trigger: the guest's intent for [gpa, + size), record only
+ * (gmem: the access-kind flip; the attributes stay)
+ */
 int host_conv_flip(struct conv_ctx *c, uint64_t gpa, bool to_private);
 
-/* convert [gpa, + len); with_record also updates the record first */
+/*
+ * convert [gpa, + len); with_record also updates the record first (gmem
+ * always does: the attributes are its record)
+ */
 int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 		      bool to_private, bool with_record,
 		      struct host_phases *ph);

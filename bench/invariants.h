@@ -8,15 +8,17 @@
  *
  * With the guest's t0 (request) .. t3 (whole range usable) and the
  * samples of bench/guest_conv.c, the invariants are (rec: the record
- * update an implicit conversion's sample includes, 0 for explicit ones,
- * whose record update lies inside the exit round trip):
+ * update a v5 mode's implicit conversion's sample includes, 0 for
+ * explicit ones, whose record update lies inside the exit round trip,
+ * and for gmem, whose handler's record update lies inside the faulting
+ * accesses):
  *   1. copy + exit_rt + after_exit + rec <= total: the parts fit
  *   2. copy + exit_rt + rec <= first <= total: the range cannot be
  *      usable before the request returns, and the first access lies
  *      inside the window (a window that ends before the range is usable
  *      breaks it)
- *   3. copy > 0 only where something is copied (destructive with
- *      --preserve), and there it is > 0
+ *   3. copy > 0 only where something is copied (destructive or gmem
+ *      with --preserve), and there it is > 0
  *   4. record + memory + release <= host: the phases fit in the handler
  *   5. host <= the guest's time in which the handlers run, for the same
  *      conversion: exit_rt (explicit) or after_exit + rec (implicit:
@@ -24,9 +26,12 @@
  *      credited to another conversion break this or 6
  *   6. phases that cannot occur are 0: implicit has no exit round trip
  *      of its own (the record flip stands in for a page-table bit);
- *      destructive to-shared and in-place conversions release nothing;
- *      explicit conversions take exactly one exit, implicit ones one to
- *      size/4K; the record update, host, memory op and total are > 0
+ *      destructive and gmem to-shared and in-place conversions release
+ *      nothing; gmem to-private allocates nothing (its memory op is the
+ *      release); explicit conversions take exactly one exit, implicit
+ *      ones one to size/4K; the record update (in gmem mode the
+ *      handler's attribute update, both triggers), host, memory op and
+ *      total are > 0
  * Host and guest TSC deltas tick at the same rate (workload.h); tol
  * absorbs rounding (0 on raw TSC deltas, 2 ns on samples.csv's ns).
  */

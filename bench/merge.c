@@ -396,6 +396,8 @@ int merge_run(const struct env *env)
 	struct report_extra x_work = { .key = "work" };
 	struct report_extra x_over = { .key = "overhead" };
 	struct report_extra x_trace = { .key = "trace" };
+	struct report_extra x_gmem = { 0 };
+	struct merge_gmem gm = { 0 };
 	struct report_round *rounds = NULL;
 	struct merge m = { 0 };
 	struct report rep;
@@ -428,6 +430,13 @@ int merge_run(const struct env *env)
 		r = run_stats_build(m.traced, m.ntraced, &m.traced_rs);
 	if (!r)
 		r = read_traces(&m, env->merge);
+	if (!r && env->gmem_run) {
+		r = merge_gmem_load(&gm, env->gmem_run, m.plain, m.nplain);
+		if (r) {
+			r = r == -ENOMEM ? 1 : 2;
+			goto out;
+		}
+	}
 	rounds = rounds_of(&m);
 	if (r || !rounds) {
 		fprintf(stderr, "convbench: --merge: %s\n", strerror(r ? -r : ENOMEM));
@@ -453,6 +462,8 @@ int merge_run(const struct env *env)
 		x_over.arg = &m;
 		report_add(&rep, &x_over);
 	}
+	if (env->gmem_run)
+		merge_gmem_add(&gm, &rep, &x_gmem);
 	if (m.have_trace) {
 		x_trace.json = trace_json;
 		x_trace.arg = &m;
@@ -473,6 +484,7 @@ int merge_run(const struct env *env)
 	}
 	r = r ? 1 : 0;
 out:
+	merge_gmem_free(&gm);
 	run_stats_free(&m.plain_rs);
 	run_stats_free(&m.traced_rs);
 	csv_sum_free(&m.trace_buckets);

@@ -26,12 +26,39 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cellstats.h"
 #include "jsonr.h"
 #include "options.h"
 #include "workload.h"
 
 /* the exit status: 0, 1 (nothing valid, a file failed), 2 (bad DIR) */
 int merge_run(const struct env *env);
+
+/* ---- --gmem-run=GDIR: ratios against gmem (bench/merge_gmem.c) ---- */
+
+struct report;
+struct report_extra;
+
+struct merge_gmem {
+	struct cell_result *res;	/* GDIR/samples.csv */
+	size_t nres;
+	struct cell_result *all;	/* the v5 cells, then gmem's */
+	size_t nall, ngmem_cells;
+	struct run_stats rs;
+	struct ratio_stats *gm_de, *in_gm;
+	size_t ngm_de, nin_gm;
+};
+
+/*
+ * GDIR's gmem cells with the v5 cells plain[] (which must outlive g):
+ * 0, or -errno (said on stderr)
+ */
+int merge_gmem_load(struct merge_gmem *g, const char *dir,
+		    const struct cell_result *plain, size_t nplain);
+/* summary.json's ratios_against_gmem and the text after the ratios */
+void merge_gmem_add(struct merge_gmem *g, struct report *rep,
+		    struct report_extra *x);
+void merge_gmem_free(struct merge_gmem *g);
 
 /* ---- reading DIR (bench/merge_read.c) ---- */
 

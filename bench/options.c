@@ -22,12 +22,15 @@
 static const char usage[] =
 "Usage: convbench [OPTIONS]\n"
 "Measure KVM guest private<->shared memory conversion on the v5\n"
-"private-memory series: every conversion verified by the guest, timed by\n"
-"the guest (request to range usable) and by the host handler (phases).\n"
+"private-memory series and on guest_memfd: every conversion verified by\n"
+"the guest, timed by the guest (request to range usable) and by the\n"
+"host handler (phases).\n"
 "\n"
 "  --mode=MODE[,MODE]     destructive (v5 as posted: punch hole, fresh\n"
-"                         page) and/or inplace (our variant); default\n"
-"                         destructive\n"
+"                         page) and/or inplace (our variant), in the 6.1\n"
+"                         kernel; or gmem (guest_memfd as merged, on a\n"
+"                         software-protected VM, converted as QEMU does),\n"
+"                         in the 6.12 kernel; default destructive\n"
 "  --size=LIST            bytes per conversion, e.g. 4K,64K,2M (default 4K)\n"
 "  --iterations=N         recorded round trips per vCPU and round (default\n"
 "                         1000)\n"
@@ -39,8 +42,9 @@ static const char usage[] =
 "                         default); the other direction still runs\n"
 "  --trigger=HOW          explicit: KVM_HC_MAP_GPA_RANGE hypercall (default);\n"
 "                         implicit: the access faults, KVM_EXIT_MEMORY_ERROR\n"
+"                         (gmem: KVM_EXIT_MEMORY_FAULT)\n"
 "  --preserve             the data must survive (pKVM's case): destructive\n"
-"                         mode copies it aside and back (default)\n"
+"                         and gmem modes copy it aside and back (default)\n"
 "  --no-preserve          the guest expects zeroes (TDX's case)\n"
 "  --out=DIR              write summary.json, samples.csv, histograms.txt\n"
 "                         and hist.csv into DIR (created; never overwritten)\n"
@@ -73,6 +77,9 @@ static const char usage[] =
 "                         are disturbed by the counting\n"
 "  --merge=DIR            no VMs: combine the rounds that make bench's\n"
 "                         boots left in DIR into --out (bench/merge.h)\n"
+"  --gmem-run=DIR         with --merge: DIR is the merged run of the gmem\n"
+"                         boots (the 6.12 kernel); the ratios gmem over\n"
+"                         destructive and inplace over gmem, round by round\n"
 "  --clock-mark=LABEL     print a CONVBENCH-CLOCK line (TSC, clocks) and\n"
 "                         exit: make bench's per-boot clock check\n"
 "  --debug                check every conversion's timings against the\n"
@@ -87,7 +94,7 @@ static const char usage[] =
 "  skip@K                 the host handler does nothing but says done\n"
 "  corrupt@K:OFF          after to-shared conversion K (K even) the host\n"
 "                         flips bits of the word at byte OFF of the range\n"
-"                         (needs --no-preserve with destructive mode)\n"
+"                         (needs --no-preserve with destructive or gmem)\n"
 "  hang@K                 the guest spins, without exits, before K\n"
 "\n"
 "Examples:\n"
@@ -105,7 +112,7 @@ enum {
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
 	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
 	OPT_DEBUG, OPT_INJECT, OPT_ROUNDS, OPT_FIRST_ROUND, OPT_ORDER_SEED,
-	OPT_COUNTS, OPT_MERGE, OPT_CLOCK_MARK,
+	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_CLOCK_MARK,
 };
 
 static const struct option long_opts[] = {
@@ -129,6 +136,7 @@ static const struct option long_opts[] = {
 	{ "order-seed", required_argument, NULL, OPT_ORDER_SEED },
 	{ "counts", no_argument, NULL, OPT_COUNTS },
 	{ "merge", required_argument, NULL, OPT_MERGE },
+	{ "gmem-run", required_argument, NULL, OPT_GMEM_RUN },
 	{ "clock-mark", required_argument, NULL, OPT_CLOCK_MARK },
 	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -193,15 +201,18 @@ static int parse_modes(char *arg, struct env *env, FILE *err)
 			env->modes[MODE_DESTRUCTIVE] = true;
 		} else if (!strcmp(tok, "inplace")) {
 			env->modes[MODE_INPLACE] = true;
+		} else if (!strcmp(tok, "gmem")) {
+			env->modes[MODE_GMEM] = true;
 		} else {
 			free(copy);
 			return bad(err, "mode", arg,
-				   "destructive, inplace or both (comma list)");
+				   "destructive, inplace or gmem (comma list)");
 		}
 	}
 	free(copy);
-	if (!env->modes[MODE_DESTRUCTIVE] && !env->modes[MODE_INPLACE])
-		return bad(err, "mode", arg, "destructive, inplace or both");
+	if (!env->modes[MODE_DESTRUCTIVE] && !env->modes[MODE_INPLACE] &&
+	    !env->modes[MODE_GMEM])
+		return bad(err, "mode", arg, "destructive, inplace or gmem");
 	return 0;
 }
 
@@ -288,10 +299,11 @@ static int check_inject(const struct env *env, FILE *err)
 			return 2;
 		}
 	}
-	if (env->modes[MODE_DESTRUCTIVE] && env->preserve) {
+	if ((env->modes[MODE_DESTRUCTIVE] || env->modes[MODE_GMEM]) &&
+	    env->preserve) {
 		fprintf(err, "convbench: --inject=corrupt needs --no-preserve "
-			"with --mode=destructive (the guest's copy back would "
-			"overwrite the word)\n");
+			"with --mode=destructive or gmem (the guest's copy back "
+			"would overwrite the word)\n");
 		return 2;
 	}
 	return 0;
@@ -450,6 +462,11 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 				return bad(err, "merge", optarg, "a directory path");
 			env->merge = optarg;
 			break;
+		case OPT_GMEM_RUN:
+			if (!*optarg)
+				return bad(err, "gmem-run", optarg, "a directory path");
+			env->gmem_run = optarg;
+			break;
 		case OPT_CLOCK_MARK:
 			if (!*optarg || strlen(optarg) > 32 ||
 			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
@@ -500,6 +517,10 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		env->iterations = 0;
 	if (env->merge && !env->out_dir) {
 		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");
+		return 2;
+	}
+	if (env->gmem_run && !env->merge) {
+		fprintf(err, "convbench: --gmem-run only goes with --merge (the ratios of a merged run against gmem's)\n");
 		return 2;
 	}
 	if (env->counts && env->vcpus > 1) {

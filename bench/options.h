@@ -57,6 +57,7 @@ struct env {
 	uint32_t first_round;	/* number of the first (make bench: the boot) */
 	uint64_t order_seed;	/* shuffles the sizes of each round */
 	const char *merge;	/* --merge=DIR: rounds of make bench's boots */
+	const char *gmem_run;	/* --gmem-run=DIR: gmem's merged run */
 	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
 	bool verbose;
 	int argc;		/* for the provenance record */

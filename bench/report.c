@@ -183,18 +183,25 @@ static void print_pooled(FILE *f, const struct run_stats *rs)
 
 void report_print_ratios(FILE *f, const struct run_stats *rs)
 {
+	report_print_ratio_list(f, rs->ratios, rs->nratios);
+}
+
+void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
+			     size_t n)
+{
 	unsigned int p, k;
 	size_t i;
 	char sz[32];
 
-	if (!rs->nratios)
+	if (!n)
 		return;
-	fprintf(f, "\ninplace/destructive over rounds (geometric mean of the "
+	fprintf(f, "\n%s/%s over rounds (geometric mean of the "
 		"per-round ratios, 95%% t interval over rounds; a tail ratio "
 		"only where >= %d samples lie beyond it in each mode):\n",
+		conv_mode_name(ratios[0].num), conv_mode_name(ratios[0].den),
 		STATS_TAIL_MIN);
-	for (i = 0; i < rs->nratios; i++) {
-		const struct ratio_stats *q = &rs->ratios[i];
+	for (i = 0; i < n; i++) {
+		const struct ratio_stats *q = &ratios[i];
 
 		for (p = 0; p < CS_NPCT; p++) {
 			const struct ratio_pct *x = &q->pct[p];
@@ -205,9 +212,10 @@ void report_print_ratios(FILE *f, const struct run_stats *rs)
 				cs_pct_name[p]);
 			if (!x->shown) {
 				fprintf(f, "not shown: %zu/%zu samples beyond "
-					"(inplace/destructive), fewer than %d\n",
+					"(%s/%s), fewer than %d\n",
 					x->beyond_in, x->beyond_de,
-					STATS_TAIL_MIN);
+					conv_mode_name(q->num),
+					conv_mode_name(q->den), STATS_TAIL_MIN);
 				continue;
 			}
 			fprintf(f, "%.3f", x->ratio);

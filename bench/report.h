@@ -81,5 +81,9 @@ int summary_write(FILE *f, const struct report *r,
 		  const struct run_stats *rs);
 /* the ratio table with per-round ratios (stdout, histograms.txt) */
 void report_print_ratios(FILE *f, const struct run_stats *rs);
+/* the same for n ratios of one pair of modes (num over den) */
+void report_print_ratio_list(FILE *f, const struct ratio_stats *q, size_t n);
+/* one ratio as summary.json has it (bench/summary.c) */
+void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q);
 
 #endif /* CONVBENCH_REPORT_H */

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make bench: R rounds, each in a fresh boot of the project's kernel
-# (bench/vm-bench.sh: the matrix in both modes untraced and traced, which
-# first alternating by boot, then the work counts), a clock check per
-# boot, then convbench --merge of all boots into a new
-# results/<date>-<kernel>-<series>/ folder (never reused).
+# make bench: R rounds, each in a fresh boot of the project's 6.1 kernel
+# (bench/vm-bench.sh: the matrix in the v5 modes, destructive and
+# inplace, untraced and traced, which first alternating by boot, then the
+# work counts) and in a fresh boot of the 6.12 kernel (the same in gmem
+# mode: guest_memfd as merged), which kernel first alternating by round;
+# a clock check per boot, then convbench --merge of each kernel's boots
+# into a new results/<date>-<kernel>-<series>/ folder (never reused), the
+# gmem boots' in its gmem/ subfolder with their own summary and
+# provenance, and the 6.1 merge's ratios against gmem (round by round).
 #
 #   bench/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]
@@ -13,8 +17,10 @@
 # Environment: BENCH_ROUNDS (5), BENCH_ITERATIONS (600 per cell and
 # round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
 # BENCH_ORDER_SEED (random), BENCH_HYPERFINE (1: whole runs, last boot),
-# BENCH_TIMEOUT (seconds per boot, 1500).
-# Needs: make kernel and build/bench/convbench (with --trace built in).
+# BENCH_TIMEOUT (seconds per boot, 1500), BENCH_MODES (v5,gmem; v5 or
+# gmem boots one kernel only).
+# Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
+# built in).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,12 +47,21 @@ case $seed in ''|*[!0-9]*) echo "run-bench: BENCH_ORDER_SEED expects a whole num
 
 say() { echo "bench: $*" >&2; }
 
-kdir=$(kernel/build.sh --print)
+kinds=${BENCH_MODES:-v5,gmem}
+case $kinds in
+v5|gmem|v5,gmem|gmem,v5) ;;
+*) echo "run-bench: BENCH_MODES expects v5, gmem or v5,gmem, got '$kinds'" >&2; exit 2 ;;
+esac
+has() { case ,$kinds, in *,$1,*) return 0 ;; esac; return 1; }
+has v5 && kdir=$(FLAVOUR=main kernel/build.sh --print)
+has gmem && gkdir=$(FLAVOUR=gmem kernel/build.sh --print)
 cb=build/bench/convbench
 [ -x "$cb" ] || { say "build convbench first (make convbench)"; exit 1; }
 
-release=$(cat "$kdir/../build/include/config/kernel.release" 2>/dev/null || echo unknown)
-series=$(cat "$kdir/series.sha")
+# the run folder is named after the 6.1 kernel (the 6.12 one if alone)
+pk=${kdir:-$gkdir}
+release=$(cat "$pk/../build/include/config/kernel.release" 2>/dev/null || echo unknown)
+series=$(cat "$pk/series.sha")
 stamp=$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$root"
 run=$root/$stamp-$release-$series
@@ -135,19 +150,17 @@ clock_check() {	# VMOUT BOOTDIR
 	}' "$1/clock.log" 2>/dev/null || printf 'valid=0\nwhy=no clock.log from the VM runner\n' >"$2/clock.env"
 }
 
-say "$rounds rounds, a fresh boot each ($sizes, $iterations conversions per cell and round, both modes untraced and traced, order seed $seed); this takes a few minutes under TCG"
-failed=0
-for ((k = 0; k < rounds; k++)); do
-	vmout=$work/vm-$k
-	boot=$work/boots/boot-$k
+# one boot of round K: the kernel of KDIR running MODES, its round's files
+# to WORK/boot-K, what it leaves in the run folder to DEST/boots/boot-K;
+# 0, or 1 when the boot is left out
+one_boot() {	# KDIR MODES K WORK DEST HYPERFINE
+	local k=$3 vmout=$work/vm-$3-${2//,/-} boot=$4/boot-$3 rc f d
 	mkdir -p "$boot"
-	last=$([ $k -eq $((rounds - 1)) ] && echo "$hf" || echo 0)
-	say "boot $((k + 1)) of $rounds"
 	set +e
-	kernel/vm/run-vm.sh --kernel "$kdir/bzImage" --out "$vmout" \
+	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 "${adds[@]}" \
-		--cmdline "convbench.series=$series convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
-		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$last" "$count_iters" |
+		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
+		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$6" "$count_iters" "$2" |
 		sed 's/^/  | /' >&2
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -156,58 +169,117 @@ for ((k = 0; k < rounds; k++)); do
 	done
 	clock_check "$vmout" "$boot"
 	if [ "$rc" != 0 ]; then
-		failed=$((failed + 1))
-		say "boot $k: the VM run failed (status $rc): its round is left out"
+		say "boot $k ($2): the VM run failed (status $rc): its round is left out"
 		{ echo "valid=0"; echo "why=the VM run failed (status $rc)"; } >>"$boot/clock.env"
 	fi
 	if grep -q '^valid=0' "$boot/clock.env"; then
-		say "boot $k: left out: $(sed -n 's/^why=//p' "$boot/clock.env" | tail -n 1)"
+		say "boot $k ($2): left out: $(sed -n 's/^why=//p' "$boot/clock.env" | tail -n 1)"
 	elif grep -q '^checked=0' "$boot/clock.env"; then
-		say "boot $k: clock not checked: $(sed -n 's/^why=//p' "$boot/clock.env")"
+		say "boot $k ($2): clock not checked: $(sed -n 's/^why=//p' "$boot/clock.env")"
 	fi
 	# what each boot leaves in the run folder: small files only
-	mkdir -p "$run/boots/boot-$k"
-	cp "$boot/clock.env" "$run/boots/boot-$k/"
+	mkdir -p "$5/boots/boot-$k"
+	cp "$boot/clock.env" "$5/boots/boot-$k/"
 	for f in console.log vm.env clock.log plain.txt traced.txt counts.txt; do
-		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/boots/boot-$k/"
+		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$5/boots/boot-$k/"
 	done
 	for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt; do
-		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$run/"
+		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$5/"
+	done
+	rm -rf "$vmout"
+	[ "$rc" = 0 ]
+}
+
+mkdir "$work/gmem-boots"
+say "$rounds rounds, a fresh boot of each kernel each ($kinds; $sizes, $iterations conversions per cell and round, untraced and traced, order seed $seed); this takes a while under TCG"
+failed=0
+gfailed=0
+for ((k = 0; k < rounds; k++)); do
+	last=$([ $k -eq $((rounds - 1)) ] && echo "$hf" || echo 0)
+	# which kernel first alternates by round, as the modes do in a boot
+	if [ $((k % 2)) -eq 0 ]; then order="v5 gmem"; else order="gmem v5"; fi
+	for kind in $order; do
+		has "$kind" || continue
+		say "round $((k + 1)) of $rounds: $kind"
+		if [ "$kind" = v5 ]; then
+			one_boot "$kdir" destructive,inplace "$k" "$work/boots" \
+				"$run" "$last" || failed=$((failed + 1))
+		else
+			one_boot "$gkdir" gmem "$k" "$work/gmem-boots" \
+				"$run/gmem" "$last" || gfailed=$((gfailed + 1))
+		fi
 	done
 done
 
-say "merging $rounds rounds"
-mkdir "$work/merged"
-set +e
-"$cb" --merge="$work/boots" --out="$work/merged" >"$work/merge.txt" 2>&1
-mrc=$?
-set -e
-cp "$work/merge.txt" "$run/convbench.txt"
-[ "$mrc" = 0 ] || { say "convbench --merge failed (status $mrc):"; tail -n 5 "$work/merge.txt" >&2; }
-cp "$work/merged/"* "$run/" 2>/dev/null || true
-rm -f "$run/samples-traced.csv"	# summarised in summary.json's overhead
-if [ -f "$run/summary.json" ]; then
-	# meta.json: the host's side (the last boot's VM runner) and the run
-	last_env=$run/boots/boot-$((rounds - 1))/vm.env
+# a JSON string: backslashes and double quotes escaped (vm.env's values
+# are printable, control characters aside)
+json_str() {
+	local v=${1//\\/\\\\}
+	v=${v//\"/\\\"}
+	printf '"%s"' "$v"
+}
+
+# DEST/meta.json: the host's side (the last boot's VM runner, vm.env
+# sourced so that its shell quoting is undone) and the run
+meta_json() {	# DEST KDIR BOOTS_FAILED
+	local dest=$1 k=$2 env=$1/boots/boot-$((rounds - 1))/vm.env key sep=
 	{
 		echo '{'
 		echo '  "vm": {'
-		sed -E 's/^([a-z_0-9]+)=(.*)$/    "\1": "\2",/; s/'"'"'//g' "$last_env" 2>/dev/null | sed '$ s/,$//'
+		for key in $(sed -n 's/^\([a-z_0-9]*\)=.*/\1/p' "$env" 2>/dev/null); do
+			printf '%s    "%s": %s' "$sep" "$key" \
+				"$(json_str "$(. "$env"; eval "printf '%s' \"\$$key\"")")"
+			sep=$',\n'
+		done
+		echo
 		echo '  },'
-		echo '  "rounds": '"$rounds"','
-		echo '  "boots_failed": '"$failed"','
-		echo '  "iterations_per_round": '"$iterations"','
-		echo '  "order_seed": '"$seed"','
-		echo '  "kernel_cache_key": "'"$(cat "$kdir/key")"'",'
-		echo '  "series_sha": "'"$series"'",'
-		echo '  "config_sha": "'"$(cat "$kdir/config.sha")"'",'
-		echo '  "convbench_git": "'"$(git describe --always --dirty 2>/dev/null || echo unknown)"'",'
-		echo '  "host_cpu": "'"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"'"'
+		echo "  \"rounds\": $rounds,"
+		echo "  \"boots_failed\": $3,"
+		echo "  \"iterations_per_round\": $iterations,"
+		echo "  \"order_seed\": $seed,"
+		echo "  \"kernel_cache_key\": $(json_str "$(cat "$k/key")"),"
+		echo "  \"series_sha\": $(json_str "$(cat "$k/series.sha")"),"
+		echo "  \"config_sha\": $(json_str "$(cat "$k/config.sha")"),"
+		echo "  \"convbench_git\": $(json_str "$(git describe --always --dirty 2>/dev/null || echo unknown)"),"
+		echo "  \"host_cpu\": $(json_str "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')")"
 		echo '}'
-	} > "$run/meta.json.tmp" && mv "$run/meta.json.tmp" "$run/meta.json"
+	} > "$dest/meta.json.tmp" && mv "$dest/meta.json.tmp" "$dest/meta.json"
+}
+
+# convbench --merge of WORK's boots into DEST (EXTRA: more options)
+merge() {	# WORK DEST KDIR BOOTS_FAILED EXTRA...
+	local w=$1 dest=$2 k=$3 nf=$4 out=$work/merged-${1##*/} rc
+	shift 4
+	mkdir -p "$out" "$dest"
+	set +e
+	"$cb" --merge="$w" --out="$out" "$@" >"$work/merge.txt" 2>&1
+	rc=$?
+	set -e
+	cp "$work/merge.txt" "$dest/convbench.txt"
+	[ "$rc" = 0 ] || { say "convbench --merge of $w failed (status $rc):"; tail -n 5 "$work/merge.txt" >&2; }
+	cp "$out/"* "$dest/" 2>/dev/null || true
+	rm -f "$dest/samples-traced.csv"	# summarised in summary.json's overhead
+	[ -f "$dest/summary.json" ] && meta_json "$dest" "$k" "$nf"
+	return "$rc"
+}
+
+say "merging $rounds rounds"
+mrc=0
+gmem_run=()
+if has gmem; then
+	merge "$work/gmem-boots" "$run/gmem" "$gkdir" "$gfailed" || mrc=$?
+	# the 6.1 merge's ratios against gmem: from the gmem merge's summary
+	[ -f "$work/merged-gmem-boots/summary.json" ] &&
+		gmem_run=(--gmem-run="$work/merged-gmem-boots")
+	[ "$gfailed" != "$rounds" ] || mrc=1
 fi
-if [ "$mrc" != 0 ] || [ "$failed" = "$rounds" ]; then
-	say "no usable run (merge status $mrc, $failed of $rounds boots failed); what there is is in $run"
+if has v5; then
+	merge "$work/boots" "$run" "$kdir" "$failed" "${gmem_run[@]}" || mrc=$?
+	[ "$failed" != "$rounds" ] || mrc=1
+fi
+if [ "$mrc" != 0 ]; then
+	say "no usable run (merge status $mrc, $failed and $gfailed of $rounds boots failed); what there is is in $run"
 	exit 1
 fi
-echo "$run"
+# gmem alone: its folder is the run that make bench reports
+if has v5; then echo "$run"; else echo "$run/gmem"; fi

@@ -91,16 +91,19 @@ static void json_cell(struct jsonw *w, const struct report *r,
 	jsonw_obj_close(w);
 }
 
-static void json_ratio(struct jsonw *w, const struct ratio_stats *q)
+void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q)
 {
+	const char *num = conv_mode_name(q->num), *den = conv_mode_name(q->den);
 	unsigned int p, k;
-	char sz[32];
+	char sz[32], key[64];
 
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "size", size_str(q->size, sz, sizeof(sz)));
 	jsonw_kv_str(w, "direction", conv_dir_name(q->dir));
-	jsonw_kv_u64(w, "n_inplace", q->in->n);
-	jsonw_kv_u64(w, "n_destructive", q->de->n);
+	snprintf(key, sizeof(key), "n_%s", num);
+	jsonw_kv_u64(w, key, q->in->n);
+	snprintf(key, sizeof(key), "n_%s", den);
+	jsonw_kv_u64(w, key, q->de->n);
 	for (p = 0; p < CS_NPCT; p++) {
 		const struct ratio_pct *x = &q->pct[p];
 
@@ -111,8 +114,10 @@ static void json_ratio(struct jsonw *w, const struct ratio_stats *q)
 		jsonw_kv_double(w, "ci95_lo", x->lo);
 		jsonw_kv_double(w, "ci95_hi", x->hi);
 		jsonw_kv_double(w, "pooled", x->pooled);
-		jsonw_kv_u64(w, "beyond_inplace", x->beyond_in);
-		jsonw_kv_u64(w, "beyond_destructive", x->beyond_de);
+		snprintf(key, sizeof(key), "beyond_%s", num);
+		jsonw_kv_u64(w, key, x->beyond_in);
+		snprintf(key, sizeof(key), "beyond_%s", den);
+		jsonw_kv_u64(w, key, x->beyond_de);
 		jsonw_key(w, "per_round");
 		jsonw_arr_open(w);
 		for (k = 0; k < x->nrounds; k++) {
@@ -235,7 +240,7 @@ int summary_write(FILE *f, const struct report *r,
 	jsonw_key(&w, "ratios_inplace_over_destructive");
 	jsonw_arr_open(&w);
 	for (k = 0; k < rs->nratios; k++)
-		json_ratio(&w, &rs->ratios[k]);
+		summary_json_ratio(&w, &rs->ratios[k]);
 	jsonw_arr_close(&w);
 	for (i = 0; i < r->nextra; i++) {
 		if (!r->extra[i].json)

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
+#include "gmem_uapi.h"
 #include "workload_int.h"
 
 #define KICK_SIGNAL	(SIGRTMIN + 5)
@@ -173,9 +174,11 @@ static int handle_ucall(struct worker *w)
 			/*
 			 * On TDX the record update is the memory-error
 			 * exit's work: its time goes into the sample
-			 * (cell_collect()) and into the handler's
+			 * (cell_collect()) and into the handler's. gmem's
+			 * flip is only the stand-in for the guest's bit:
+			 * its handler sets the attributes, timed there.
 			 */
-			if (k < w->max_k) {
+			if (k < w->max_k && p->mode != MODE_GMEM) {
 				w->host[k].record = rdtsc() - t0;
 				w->host[k].handler += w->host[k].record;
 			}
@@ -279,6 +282,14 @@ void *worker_main(void *arg)
 			gpa = m->gpa;
 			npages = m->size / GUEST_CONV_PAGE;
 			to_private = m->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE;
+		} else if (r == -EFAULT &&
+			   run->exit_reason == GMEM_EXIT_MEMORY_FAULT) {
+			/* guest_memfd's (6.8+): the same exit, another layout */
+			struct gmem_memory_fault *m = gmem_run_fault(run);
+
+			gpa = m->gpa;
+			npages = m->size / GUEST_CONV_PAGE;
+			to_private = m->flags & GMEM_MEMORY_EXIT_FLAG_PRIVATE;
 		} else if (r) {
 			snprintf(w->error, sizeof(w->error),
 				 "vCPU %u: KVM_RUN: %s (exit reason %u, %s; guest rip %#llx)",
@@ -341,6 +352,16 @@ void *worker_main(void *arg)
 			    hc, &ph);
 		if (hc)
 			run->hypercall.ret = 0;
+		why = atomic_load(&w->kick);
+		if (r == -EINTR && why) {
+			/*
+			 * the kick landed in the handler's syscall (shmem's
+			 * fallocate() stops at a pending signal): a stop, not
+			 * a failed conversion; the guest never verified it
+			 */
+			kicked(w, why);
+			break;
+		}
 		if (r) {
 			fail(w, "vCPU %u: conversion %llu: converting gpa %#llx+%#llx to %s: %s%s",
 			     w->vcpu->id, (unsigned long long)k,

@@ -94,6 +94,14 @@ void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 		}
 		if (!h || !h->t || !wc->n)
 			continue;
+		if (m == MODE_GMEM && c == WC_PAGES_FREED) {
+			/* a 0 here would be the counter's blind spot */
+			wc->why[c] = "gmem: guest_memfd's pages are not "
+				     "swap-backed, and the page-free counter "
+				     "counts swap-backed (shmem, anonymous) "
+				     "pages only";
+			continue;
+		}
 		if (conv_trace_counter(h->t, trace_hook_base(h, m, size) + d,
 				       ctc, &v, &wc->why[c]))
 			continue;

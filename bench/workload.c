@@ -8,7 +8,9 @@
  * sample arrays. Slot 1 at PRIV_GPA is KVM_MEM_PRIVATE: its private part
  * is an MFD_INACCESSIBLE fd, its shared part anonymous memory
  * (destructive) or the fd itself mapped MAP_SHARED (in place, where the
- * shared page is the private page after conversion). vCPU i owns
+ * shared page is the private page after conversion). In gmem mode the
+ * VM is software-protected and slot 1 is a KVM_MEM_GUEST_MEMFD slot of
+ * Linux 6.8+: a guest_memfd and anonymous memory. vCPU i owns
  * [PRIV_GPA + i * stride, + size).
  */
 #ifndef _GNU_SOURCE
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kvm_gmem.h"
 #include "workload_int.h"
 
 #define PRIV_SLOT	1
@@ -55,7 +58,8 @@ uint32_t cell_max_exits(const struct cell_params *p)
 
 const char *conv_mode_name(enum conv_mode m)
 {
-	return m == MODE_INPLACE ? "inplace" : "destructive";
+	return m == MODE_INPLACE ? "inplace" :
+	       m == MODE_GMEM ? "gmem" : "destructive";
 }
 
 const char *conv_dir_name(enum conv_dir d)
@@ -111,9 +115,51 @@ static void cell_free(struct cell *c)
 		kvm_vm_free(c->vm);
 }
 
-int mode_supported(enum conv_mode m, char *why, size_t len)
+/*
+ * Each mode runs on one of the project's two kernels: say which when
+ * this one lacks what the mode needs (exit 4 in convbench)
+ */
+static int gmem_mode_supported(enum conv_trigger t, char *why, size_t len)
 {
-	int r = kvm_check_cap(KVM_CAP_PRIVATE_MEM);
+	struct vm_opts opts = { .type = GMEM_X86_SW_PROTECTED_VM };
+	struct kvm_vm *vm = NULL;
+	long long attrs;
+	int r = gmem_supported(why, len);
+
+	if (r) {
+		snprintf(why + strlen(why), len - strlen(why), "; --mode=gmem "
+			 "runs in the 6.12 kernel (make kernel-gmem, "
+			 "FLAVOUR=gmem)");
+		return r;
+	}
+	if (t != TRIGGER_IMPLICIT)
+		return 0;
+	r = __vm_create(&vm, &opts);
+	attrs = r ? r : __vm_gmem_attributes(vm);
+	kvm_vm_free(vm);
+	if (attrs < 0) {
+		snprintf(why, len, "creating a software-protected VM: %s",
+			 strerror((int)-attrs));
+		return (int)attrs;
+	}
+	if (!(attrs & GMEM_ATTR_SW_ACCESS_FLIP)) {
+		snprintf(why, len, "--trigger=implicit needs a software-protected "
+			 "guest that can access memory as the other kind "
+			 "(KVM_MEMORY_ATTRIBUTE_SW_ACCESS_FLIP, "
+			 "kernel/patches-6.12 0001): this 6.12 kernel lacks it");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+int mode_supported(enum conv_mode m, enum conv_trigger t, char *why,
+		   size_t len)
+{
+	int r;
+
+	if (m == MODE_GMEM)
+		return gmem_mode_supported(t, why, len);
+	r = kvm_check_cap(KVM_CAP_PRIVATE_MEM);
 
 	if (r < 0) {
 		snprintf(why, len, "cannot open /dev/kvm: %s", strerror(-r));
@@ -121,7 +167,9 @@ int mode_supported(enum conv_mode m, char *why, size_t len)
 	}
 	if (r == 0 || kvm_check_cap(KVM_CAP_PRIVATE_MEM_SW_GFN) <= 0) {
 		snprintf(why, len, "this kernel lacks the private-memory series "
-			 "(KVM_CAP_PRIVATE_MEM and KVM_CAP_PRIVATE_MEM_SW_GFN)");
+			 "(KVM_CAP_PRIVATE_MEM and KVM_CAP_PRIVATE_MEM_SW_GFN); "
+			 "--mode=%s runs in the project's 6.1 kernel (make "
+			 "kernel)", conv_mode_name(m));
 		return -ENOTSUP;
 	}
 	if (m == MODE_INPLACE && kvm_check_cap(KVM_CAP_PRIVATE_MEM_INPLACE) <= 0) {
@@ -142,6 +190,8 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 	struct vm_opts opts = {
 		.mem_size = (VM_DEFAULT_MEM_SIZE + per_vcpu * p->vcpus +
 			     SZ_2M - 1) & ~(SZ_2M - 1),
+		.type = p->mode == MODE_GMEM ? GMEM_X86_SW_PROTECTED_VM :
+			GMEM_X86_DEFAULT_VM,
 	};
 	uint64_t max_iters;
 	unsigned int i;
@@ -267,8 +317,12 @@ static int cell_collect(struct cell *c, struct cell_result *res)
 				s->host_mem = h->mem;
 				s->host_release = h->release;
 			}
-			/* implicit: the record update is the exit's work */
-			if (h && p->trigger == TRIGGER_IMPLICIT) {
+			/*
+			 * implicit: the record update is the exit's work
+			 * (gmem's handler's is inside the guest's window)
+			 */
+			if (h && p->trigger == TRIGGER_IMPLICIT &&
+			    p->mode != MODE_GMEM) {
 				s->total += h->record;
 				s->first += h->record;
 			}

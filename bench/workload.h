@@ -14,6 +14,7 @@
 enum conv_mode {
 	MODE_DESTRUCTIVE,	/* PUNCH_HOLE / fallocate, as v5 posted */
 	MODE_INPLACE,		/* our in-place conversion request */
+	MODE_GMEM,		/* guest_memfd as merged (6.12), QEMU's way */
 	MODE_NR,
 };
 
@@ -25,7 +26,8 @@ enum conv_dir {
 
 enum conv_trigger {
 	TRIGGER_EXPLICIT,	/* KVM_HC_MAP_GPA_RANGE hypercall */
-	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR */
+	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR
+				 * (gmem: KVM_EXIT_MEMORY_FAULT) */
 };
 
 /*
@@ -100,7 +102,7 @@ struct conv_sample {
 	uint64_t exit_rt;	/* guest: exits' round trips (incl. handler) */
 	uint64_t fault_in;	/* guest: touching the range after the exits */
 	uint64_t host;		/* host handler, exit to re-entry */
-	uint64_t host_record;	/* KVM_SET_SW_PRIVATE_RANGE */
+	uint64_t host_record;	/* KVM_SET_SW_PRIVATE_RANGE (gmem: attributes) */
 	uint64_t host_mem;	/* fallocate / punch / in-place request */
 	uint64_t host_release;	/* dropping the stale shared backing */
 };
@@ -139,8 +141,12 @@ const char *conv_dir_name(enum conv_dir d);
 int cell_run(const struct cell_params *p, struct cell_result *res);
 void cell_result_free(struct cell_result *res);
 
-/* Which modes this kernel offers: 0 or -errno with why[] filled */
-int mode_supported(enum conv_mode m, char *why, size_t len);
+/*
+ * Whether this kernel offers mode m with trigger t: 0, or -errno with
+ * why[] saying what is missing and which kernel has it
+ */
+int mode_supported(enum conv_mode m, enum conv_trigger t, char *why,
+		   size_t len);
 
 /* exits a conversion of p may take (max_exits or 2 per page + 16) */
 uint32_t cell_max_exits(const struct cell_params *p);

@@ -28,6 +28,14 @@ const char *const conv_trace_default_funcs[] = {
 	"shmem_fallocate",
 	/* the in-place entry point (our 0028, noclone there) */
 	"shmem_convert_range",
+	/*
+	 * their counterparts in guest_memfd as merged (the 6.12 kernel,
+	 * --mode=gmem; kvm_faultin_pfn_private keeps its name): missing in
+	 * 6.1 as the v5 functions are in 6.12, each reported by name
+	 */
+	"kvm_gmem_invalidate_begin",
+	"kvm_gmem_fallocate",
+	"kvm_vm_set_mem_attributes",
 	NULL,
 };
 
@@ -45,6 +53,17 @@ const char *const conv_trace_wide_funcs[] = {
 	"shmem_check_unused",
 	"shmem_zero_range",
 	"lru_add_drain_all",
+	/*
+	 * guest_memfd as merged (the 6.12 kernel, --mode=gmem): the punch,
+	 * its zap, the page lookup of a private fault, the attributes update
+	 * and its zap (static ones out of line by kernel/patches-6.12 0002)
+	 */
+	"kvm_gmem_fallocate",
+	"kvm_gmem_punch_hole",
+	"kvm_gmem_invalidate_begin",
+	"kvm_gmem_get_pfn",
+	"kvm_vm_set_mem_attributes",
+	"kvm_arch_pre_set_memory_attributes",
 	/* KVM zap and TLB flush */
 	"kvm_unmap_gfn_range",
 	"kvm_tdp_mmu_unmap_gfn_range",

@@ -6,7 +6,9 @@
 # FLAVOUR=debug adds kernel/config/debug.config on top (KASAN, lockdep,
 # DEBUG_VM, init_on_free and the host paths the isolation tests try:
 # io_uring, AIO, userfaultfd, process_vm_readv, NUMA, hwpoison); it is
-# the same series, cached under its own key.
+# the same series, cached under its own key. FLAVOUR=gmem is the other
+# kernel, for --mode=gmem: linux-source-6.12 + kernel/patches-6.12/ +
+# kernel/config/gmem-6.12.config (guest_memfd as upstream merged it).
 #
 # The build lives in a cache outside the clone, keyed by a hash of the
 # source tarball, the patches, the config fragment and a recipe version
@@ -21,9 +23,9 @@
 # Output dir (<cache>/<key>/out): bzImage, vmlinux, vmlinux.h, config,
 # System.map, series.sha, config.sha, key, build-time.
 #
-# Environment: FLAVOUR (main or debug, default main), CONVBENCH_CACHE
-# (default /var/cache/convbench), CONVBENCH_KSRC (the source tarball),
-# JOBS (default: all cores).
+# Environment: FLAVOUR (main, debug or gmem, default main), CONVBENCH_CACHE
+# (default /var/cache/convbench), CONVBENCH_KSRC (the source tarball of
+# main and debug), CONVBENCH_KSRC_GMEM (gmem's), JOBS (default: all cores).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -43,23 +45,29 @@ case "${1:-}" in
 "") ;;
 --print) mode=print ;;
 --key) mode=key ;;
--h|--help) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h|--help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "kernel/build.sh: unknown option '$1' (expected --print, --key or nothing)" >&2; exit 2 ;;
 esac
 
 flavour=${FLAVOUR:-main}
 fragments=("$here/config/convbench.config")
+patchdir=$here/patches
+srcpkg=linux-source-6.1
 case $flavour in
 main) ;;
 debug) fragments+=("$here/config/debug.config") ;;
-*) echo "kernel/build.sh: FLAVOUR expects main or debug, got '$flavour'" >&2; exit 2 ;;
+gmem) fragments=("$here/config/gmem-6.12.config")
+	patchdir=$here/patches-6.12
+	srcpkg=linux-source-6.12
+	tarball=${CONVBENCH_KSRC_GMEM:-/usr/src/linux-source-6.12.tar.xz} ;;
+*) echo "kernel/build.sh: FLAVOUR expects main, debug or gmem, got '$flavour'" >&2; exit 2 ;;
 esac
 
-[ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install linux-source-6.1, or run 'make deps' as root)"
+[ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install $srcpkg, or run 'make deps' as root)"
 
 # the series in order; the cover letter (0000) carries no code
 patches=()
-for p in "$here"/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+for p in "$patchdir"/[0-9][0-9][0-9][0-9]-*.patch; do
 	case ${p##*/} in 0000-*) ;; *) [ -e "$p" ] && patches+=("$p") ;; esac
 done
 
@@ -139,6 +147,7 @@ done < <(cat "${fragments[@]}" | awk '/^(CONFIG_[A-Za-z0-9_]*=|# CONFIG_[A-Za-z0
 case $flavour in
 main) eta="about 6 min" ;;
 debug) eta="about 10 min" ;;
+gmem) eta="about 11 min" ;;
 esac
 log "building the $flavour bzImage with $jobs jobs (cold: $eta on 2 cores; log in $dir/build.log)"
 cc=gcc

@@ -8,8 +8,9 @@
 #
 # FLAVOUR=debug runs them on the debug kernel (make kernel FLAVOUR=debug):
 # KASAN, lockdep and the host paths the isolation tests try (io_uring,
-# AIO, userfaultfd, NUMA with numa=fake=2, hwpoison). TESTS="a b" runs
-# only those tests.
+# AIO, userfaultfd, NUMA with numa=fake=2, hwpoison). FLAVOUR=gmem
+# boots the 6.12 kernel (guest_memfd) instead. TESTS="a b" runs only
+# those tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -118,7 +118,7 @@ int __vm_create(struct kvm_vm **out, const struct vm_opts *opts)
 		goto fail;
 	}
 	do {
-		vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+		vm->fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, o.type);
 	} while (vm->fd < 0 && errno == EINTR);
 	if (vm->fd < 0) {
 		r = -errno;

@@ -115,6 +115,7 @@ struct vm_opts {
 	uint64_t mem_size;	/* slot 0 size, 0: VM_DEFAULT_MEM_SIZE */
 	unsigned int map_gib;	/* identity-mapped GiB, 0: VM_DEFAULT_MAP_GIB */
 	enum vm_backing backing; /* of slot 0 */
+	unsigned long type;	/* KVM_CREATE_VM's type, e.g. kvm_gmem.h's */
 };
 
 struct kvm_vm {

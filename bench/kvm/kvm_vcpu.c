@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "gmem_uapi.h"
 #include "kvm_util.h"
 
 #ifndef sigev_notify_thread_id
@@ -271,6 +272,8 @@ const char *exit_reason_str(uint32_t reason)
 
 	if (reason == KVM_EXIT_MEMORY_ERROR)
 		return "MEMORY_ERROR";
+	if (reason == GMEM_EXIT_MEMORY_FAULT)
+		return "MEMORY_FAULT";
 	if (reason < sizeof(names) / sizeof(names[0]) && names[reason])
 		return names[reason];
 	return "?";

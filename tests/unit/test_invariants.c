@@ -15,24 +15,29 @@
 static struct inv_sample good(enum conv_mode m, enum conv_trigger t,
 			      enum conv_dir d, bool preserve)
 {
-	bool copies = m == MODE_DESTRUCTIVE && preserve;
+	bool gmem = m == MODE_GMEM;
+	bool copies = (m == MODE_DESTRUCTIVE || gmem) && preserve;
+	bool drop_only = gmem && d == DIR_TO_PRIVATE;
 	struct inv_sample s = {
 		.mode = m, .dir = d, .trigger = t, .preserve = preserve,
 		.size = 65536, .exits = t == TRIGGER_IMPLICIT ? 16 : 1,
 		.copy = copies ? 16000 : 0,
 		.exit_rt = t == TRIGGER_IMPLICIT ? 0 : 93000,
 		.host = 57000, .record = 19000,
-		.mem = 36000,
-		.release = m == MODE_DESTRUCTIVE && d == DIR_TO_PRIVATE ?
+		.mem = drop_only ? 0 : 36000,
+		.release = m != MODE_INPLACE && d == DIR_TO_PRIVATE ?
 			   2000 : 0,
 	};
 
-	/* implicit: the record update (host clock) is part of the sample */
+	/*
+	 * implicit: the record update (host clock) is part of the sample;
+	 * gmem's is the handler's, inside the faulting accesses
+	 */
 	s.after_exit = t == TRIGGER_IMPLICIT ? 500000 : 400000;
 	s.total = s.copy + s.exit_rt + s.after_exit + 10 +
-		  (t == TRIGGER_IMPLICIT ? s.record : 0);
+		  (t == TRIGGER_IMPLICIT && !gmem ? s.record : 0);
 	s.first = s.copy + s.exit_rt + 30000 +
-		  (t == TRIGGER_IMPLICIT ? s.record : 0);
+		  (t == TRIGGER_IMPLICIT && !gmem ? s.record : 0);
 	return s;
 }
 
@@ -125,6 +130,21 @@ int main(void)
 	s.first -= s.record;
 	s.record = 0;
 	caught(&s, "record update 0", "no record update with the implicit trigger");
+	s = good(MODE_GMEM, TRIGGER_IMPLICIT, DIR_TO_SHARED, true);
+	s.record = 0;
+	caught(&s, "gmem: record", "gmem: no attribute update in the handler");
+	s = good(MODE_GMEM, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, false);
+	s.mem = 100;
+	caught(&s, "nothing is allocated", "gmem to-private: an allocation in the handler");
+	s = good(MODE_GMEM, TRIGGER_IMPLICIT, DIR_TO_PRIVATE, true);
+	s.release = 0;
+	caught(&s, "no exit credited", "gmem to-private: no shared page dropped");
+	s = good(MODE_GMEM, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
+	s.copy = 0;
+	caught(&s, "copied aside", "no copy where gmem --preserve copies");
+	s = good(MODE_GMEM, TRIGGER_IMPLICIT, DIR_TO_SHARED, true);
+	s.host = s.after_exit + 50;
+	caught(&s, "faulting accesses", "gmem: an implicit handler outside the faulting accesses");
 	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, true);
 	s.exits = 2;
 	caught(&s, "explicit: 2 exits", "two exits for one hypercall");

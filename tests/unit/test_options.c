@@ -144,6 +144,13 @@ int main(void)
 	refused_with("--inject=corrupt@6:4", "--mode=inplace", "--inject");
 	refused_with("--inject=corrupt@6:4096", "--mode=inplace", "--inject");
 	refused("--inject=corrupt@6:8", "--inject=corrupt needs --no-preserve");
+	refused_with("--inject=corrupt@6:8", "--mode=gmem",
+		     "--inject=corrupt needs --no-preserve");
+
+	r = parse(&env, err, sizeof(err), "--mode=gmem,destructive", NULL);
+	tap_result(!r && env.modes[MODE_GMEM] && env.modes[MODE_DESTRUCTIVE] &&
+		   !env.modes[MODE_INPLACE],
+		   "--mode=gmem,destructive: guest_memfd's mode is a mode like the others");
 
 	r = parse(&env, err, sizeof(err), "--iterations=5", "--duration=1", NULL);
 	tap_result(r == 2 && strstr(err, "exclude"),
@@ -167,6 +174,11 @@ int main(void)
 	tap_result(!r && env.counts && !strcmp(env.merge, "/tmp/b") &&
 		   !strcmp(env.clock_mark, "start-1"),
 		   "--counts, --merge with --out, --clock-mark are taken");
+	r = parse(&env, err, sizeof(err), "--merge=/tmp/b", "--gmem-run=/tmp/g",
+		  "--out=/tmp/m", NULL);
+	tap_result(!r && !strcmp(env.gmem_run, "/tmp/g"),
+		   "--gmem-run with --merge is taken");
+	refused("--gmem-run=/tmp/g", "--gmem-run only goes with --merge");
 	refused("--rounds=0", "--rounds");
 	refused("--rounds=65", "--rounds");
 	refused("--first-round=x", "--first-round");

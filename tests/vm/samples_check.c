@@ -76,6 +76,8 @@ static int row_of(char **f, const int *col, struct inv_sample *s)
 		s->mode = MODE_INPLACE;
 	else if (!strcmp(f[col[C_MODE]], "destructive"))
 		s->mode = MODE_DESTRUCTIVE;
+	else if (!strcmp(f[col[C_MODE]], "gmem"))
+		s->mode = MODE_GMEM;
 	else
 		return -1;
 	if (!strcmp(f[col[C_DIR]], "to-private"))
