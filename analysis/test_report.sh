@@ -261,6 +261,52 @@ grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* 0\.[0-9]* NaN NaN NaN$' "$d/r
 	[ -s "$d/hist-destructive-4096-to-shared.dat" ] && [ -s "$d/phases-4096.dat" ] &&
 	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
 result $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
+# every sample once, in order, up to fraction 1 (n <= 2000: no thinning)
+cdf=$d/cdf-destructive-4096-to-shared.dat
+awk '!/^#/ { n++; v[n] = $1; f[n] = $2 }
+	END {
+		if (n < 2) exit 1
+		for (k = 1; k <= n; k++) {
+			if (f[k] < k / n - 1e-5 || f[k] > k / n + 1e-5) exit 1
+			if (k > 1 && v[k] < v[k - 1]) exit 1
+		}
+	}' "$cdf"
+result $? "--plot-data: a CDF steps by 1/n from 1/n to 1 over sorted samples ($(grep -vc '^#' "$cdf") rows)"
+# the synthetic samples have copy = total/10 (destructive) or 0 and
+# copy + exit round trip + after exit = total, so the stacked guest
+# phases must end at the median total and start at a tenth of it
+awk '!/^#/ {
+		t = $11; want = ($3 == "inplace") ? 0 : t / 10
+		if ($4 < want - 0.01 * t || $4 > want + 0.01 * t) bad++
+		if ($5 < $4 || $6 < $5) bad++
+		if ($6 < t - 0.01 * t || $6 > t + 0.01 * t) bad++
+		# host: record = memory = total/9, no release, handler total/3
+		if ($7 < t / 9 - 0.01 * t || $7 > t / 9 + 0.01 * t) bad++
+		if ($8 < 2 * t / 9 - 0.01 * t || $8 > 2 * t / 9 + 0.01 * t) bad++
+		if ($9 != $8 || $10 < t / 3 - 0.01 * t || $10 > t / 3 + 0.01 * t) bad++
+		rows++
+	}
+	END { exit !(rows == 4 && bad == 0) }' "$d/phases-4096.dat"
+result $? "--plot-data: the phase bars stack copy, exit round trip and after exit to the median total, and the host's phases"
+# beyond 2000 samples a CDF is thinned to every step-th, keeping the
+# first and the last: a run whose one cell has 6000 (step 3)
+big=$tmp/big-run
+cp -r "$run" "$big" && rm -rf "$big/plots"
+awk -F, 'NR == 1 { print; next }
+	$2 == "destructive" && $3 == "4K" && $4 == "to-shared" {
+		for (c = 0; c < 50; c++) { $8 = $8 + 1000 * c; print }
+	}' OFS=, "$run/samples.csv" > "$big/samples.csv"
+"$CR" --plot-data "$big" > /dev/null 2>&1
+cdf=$big/plots/data/cdf-destructive-4096-to-shared.dat
+awk '!/^#/ { n++; f[n] = $2; v[n] = $1 }
+	END {
+		if (n != 2001) exit 1
+		if (f[1] < 1 / 6000 - 1e-6 || f[1] > 1 / 6000 + 1e-6) exit 1
+		if (f[2] < 3 / 6000 - 1e-6 || f[2] > 3 / 6000 + 1e-6) exit 1
+		if (f[n] != 1) exit 1
+		for (k = 2; k <= n; k++) if (f[k] <= f[k - 1] || v[k] < v[k - 1]) exit 1
+	}' "$cdf"
+result $? "--plot-data: 6000 samples thin to 2001 CDF points, 1/n, 3/n ... 1 ($(grep -vc '^#' "$cdf" 2>/dev/null) rows)"
 if command -v gnuplot > /dev/null; then
 	make -s -C "$TOP" --no-print-directory plot RUN="$run" > "$tmp/make.out" 2>&1
 	rc=$?
