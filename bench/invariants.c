@@ -39,10 +39,11 @@ const char *inv_check(const struct inv_sample *s, double tol, char *why,
 	if (s->first > s->total + tol)
 		return broken(why, len, "first access %.0f after the end of "
 			      "the window (total %.0f)", s->first, s->total);
-	if (s->first + tol < s->copy + s->exit_rt + rec)
-		return broken(why, len, "first access %.0f before the request "
-			      "returned (copy + exit round trip + record %.0f)",
-			      s->first, s->copy + s->exit_rt + rec);
+	/* the access itself takes time: first is after the return, strictly */
+	if (s->first <= s->copy + s->exit_rt + rec + tol)
+		return broken(why, len, "first access %.0f not after the "
+			      "request returned (copy + exit round trip + "
+			      "record %.0f)", s->first, s->copy + s->exit_rt + rec);
 	if (!copies && s->copy != 0)
 		return broken(why, len, "copy %.0f where nothing is copied "
 			      "(%.0f expected)", s->copy, 0);

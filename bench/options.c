@@ -96,6 +96,8 @@ static const char usage[] =
 "                         flips bits of the word at byte OFF of the range\n"
 "                         (needs --no-preserve with destructive or gmem)\n"
 "  hang@K                 the guest spins, without exits, before K\n"
+"  skew@K                 K's recorded sample gets a host handler longer\n"
+"                         than its exit round trip (an invariant broken)\n"
 "\n"
 "Examples:\n"
 "  convbench --mode=destructive --size=4K,2M --iterations=1000\n"
@@ -248,9 +250,10 @@ static int parse_inject(const char *arg, struct env *env, FILE *err)
 	static const char *const kinds[] = {
 		[INJECT_FAIL] = "fail", [INJECT_SKIP] = "skip",
 		[INJECT_CORRUPT] = "corrupt", [INJECT_HANG] = "hang",
+		[INJECT_SKEW] = "skew",
 	};
 	static const char expected[] =
-		"fail@K, skip@K, hang@K or corrupt@K:OFF (K, OFF whole numbers)";
+		"fail@K, skip@K, hang@K, skew@K or corrupt@K:OFF (K, OFF whole numbers)";
 	const char *at = strchr(arg, '@');
 	unsigned long long k, off = 0;
 	char num[32], *colon;
@@ -258,11 +261,11 @@ static int parse_inject(const char *arg, struct env *env, FILE *err)
 
 	if (!at || at - arg > 16 || strlen(at + 1) >= sizeof(num))
 		return bad(err, "inject", arg, expected);
-	for (i = INJECT_FAIL; i <= INJECT_HANG; i++)
+	for (i = INJECT_FAIL; i < INJECT_NR; i++)
 		if (strlen(kinds[i]) == (size_t)(at - arg) &&
 		    !strncmp(arg, kinds[i], at - arg))
 			break;
-	if (i > INJECT_HANG)
+	if (i >= INJECT_NR)
 		return bad(err, "inject", arg, expected);
 	snprintf(num, sizeof(num), "%s", at + 1);
 	colon = strchr(num, ':');

@@ -326,6 +326,10 @@ static int cell_collect(struct cell *c, struct cell_result *res)
 				s->total += h->record;
 				s->first += h->record;
 			}
+			/* --inject=skew: what --debug must catch */
+			if (h && !i && p->inject.kind == INJECT_SKEW &&
+			    gs[j].k == p->inject.k)
+				s->host = s->total + s->exit_rt + 1000;
 			if (res->work && gs[j].k < w->max_k) {
 				res->work[res->n - 1] = w->work[gs[j].k];
 				res->work[res->n - 1].bytes_copied = gs[j].copied;

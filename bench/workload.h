@@ -35,7 +35,8 @@ enum conv_trigger {
  * k = 2 * iteration + direction), so that tests can make convbench meet
  * what it must survive: a failing handler, data that reads wrong, a
  * handler that does nothing (the guest faults again and again), a guest
- * that stalls without exits.
+ * that stalls without exits, a sample whose timings break an invariant
+ * (what --debug and samples_check must catch).
  */
 enum inject_kind {
 	INJECT_NONE,
@@ -43,6 +44,8 @@ enum inject_kind {
 	INJECT_SKIP,		/* the host handler succeeds doing nothing */
 	INJECT_CORRUPT,		/* after a to-shared: the host flips a word */
 	INJECT_HANG,		/* the guest spins before the conversion */
+	INJECT_SKEW,		/* its sample gets a handler longer than its window */
+	INJECT_NR,
 };
 
 struct inject {

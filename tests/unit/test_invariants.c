@@ -81,7 +81,14 @@ int main(void)
 	caught(&s, "after the end", "a window that ends before the range is usable");
 	s = good(MODE_INPLACE, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, true);
 	s.first = s.exit_rt - 100;
-	caught(&s, "before the request returned", "a first access before the request returned");
+	caught(&s, "not after the request returned", "a first access before the request returned");
+	/* a window that ends when the exit returns: the access took no time */
+	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
+	s.first = s.copy + s.exit_rt;
+	caught(&s, "not after the request returned", "a first access timed at the exit's return");
+	s = good(MODE_DESTRUCTIVE, TRIGGER_IMPLICIT, DIR_TO_PRIVATE, true);
+	s.first = s.copy + s.record + 2;
+	caught(&s, "not after the request returned", "an implicit first access within the tolerance of the record update");
 
 	s = good(MODE_INPLACE, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
 	s.copy = 10;

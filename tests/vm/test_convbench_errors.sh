@@ -10,6 +10,8 @@
 #   - a handler that does nothing (the guest faults forever) and a guest
 #     that stalls without exits: exit 1 within seconds, naming the cell,
 #     vCPU, conversion, guest RIP and last exit;
+#   - a recorded sample that breaks a timing invariant: convbench
+#     --debug fails the cell naming it, samples_check refuses the file;
 #   - SIGTERM and SIGINT: the run ends within a second, exit 128+N;
 # and every time the conversions verified before are written (exactly
 # K - 2 x warm-up samples) and satisfy the timing invariants.
@@ -171,6 +173,22 @@ ok $? "stall: time bound hit, naming cell, vCPU, conversion, guest RIP, last exi
 [ $rc -eq 1 ] && [ $cs -lt 500 ]
 ok $? "stall: exit 1 in $cs cs (bound 1 s)"
 partial stall $((6 - 2 * W)) '"all_verified": false'
+
+# --- the timing invariants: one recorded sample whose host handler
+# outlasts its exit round trip (as if host phases went to the wrong
+# conversion); --debug must refuse the cell, samples_check the file
+run skew-debug --iterations=10 --debug --inject=skew@6
+grep -q "^convbench: destructive 4K: --debug: 1 of [0-9]* conversions break a timing invariant, the first: vCPU 0 iteration 1 to-shared: host handler [0-9]* outside the guest's exit round trip" "$work/skew-debug.err"
+ok $? "skew --debug: convbench names the sample and the invariant it breaks"
+[ $rc -eq 1 ]
+ok $? "skew --debug: exit 1 ($rc)"
+run skew --iterations=10 --inject=skew@6
+"$CHECK" "$work/skew/samples.csv" >"$work/check.txt" 2>&1
+crc=$?
+sed 's/^/# /' "$work/check.txt" | tail -n 3
+[ $rc -eq 0 ] && [ $crc -ne 0 ] &&
+	grep -q "to-shared vcpu 0 iter 1: host handler [0-9]* outside" "$work/check.txt"
+ok $? "skew: without --debug the run exits 0 ($rc) and samples_check refuses the sample ($crc)"
 
 # --- signals: within a second, what was measured is written
 # stop NAME SIGNAL WAIT-S ARGS...: the run is signalled after WAIT-S
