@@ -39,9 +39,22 @@ mkdir -p /out
 cd /out || exit 1	# unreachable: /out was just created on rootfs
 # shellcheck disable=SC1091
 . /etc/convbench/argv	# set -- COMMAND ARGS..., quoted by the host
+# shellcheck disable=SC1091
+[ -f /etc/convbench/env ] && . /etc/convbench/env	# run-vm.sh --env
+
+# run-vm.sh --split-stderr: stderr on the second serial port, unchanged
+# (no CR before LF), so that the host can pass it on as it comes
+err=/dev/console
+if [ -f /etc/convbench/split-stderr ]; then
+	if [ -c /dev/ttyS1 ] && stty -F /dev/ttyS1 raw -echo 2>/dev/null; then
+		err=/dev/ttyS1
+	else
+		echo "convbench-init: no /dev/ttyS1: stderr stays on the console"
+	fi
+fi
 
 echo "CONVBENCH-COMMAND-START uptime=$(uptime_s) cpus=$(nproc)"
-"$@"
+"$@" 2>"$err"
 status=$?
 # The host prints everything up to this marker as the command's output.
 echo "CONVBENCH-COMMAND-END uptime=$(uptime_s)"

@@ -28,7 +28,13 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
   --add-dir HOSTDIR:GUESTDIR
                           copy a directory tree into the guest; repeatable
   --cmdline EXTRA         append to the kernel command line; repeatable
+  --env NAME=VALUE        set NAME in the command's environment; repeatable
+  --split-stderr          the command's stderr to this script's stderr,
+                          live, through a second serial port (default:
+                          both on stdout, in order)
   --fail-on-warn          a kernel WARNING fails the run (exit 125)
+  -q, --quiet             no start and summary lines (problems still)
+  --which-accel           print the accelerator a run would use, exit
   -v, --verbose           stream the whole console (boot log) to stderr
   -h, --help              this text
 
@@ -57,8 +63,8 @@ need_uint() {	# OPTION VALUE MIN MAX
 }
 
 kernel='' out='' timeout=600 mem=2048 cpus=2 disk=256 fail_on_warn=0
-verbose=${CONVBENCH_VERBOSE:-0}
-adds=() add_dirs=() extra_cmdline=()
+verbose=${CONVBENCH_VERBOSE:-0} split_stderr=0 quiet=0 which_accel=0
+adds=() add_dirs=() extra_cmdline=() envs=()
 while (($#)); do
 	opt=$1
 	case $opt in
@@ -66,8 +72,11 @@ while (($#)); do
 	-h | --help) usage; exit 0 ;;
 	-v | --verbose) verbose=1; shift; continue ;;
 	--fail-on-warn) fail_on_warn=1; shift; continue ;;
+	--split-stderr) split_stderr=1; shift; continue ;;
+	-q | --quiet) quiet=1; shift; continue ;;
+	--which-accel) which_accel=1; shift; continue ;;
 	--) shift; break ;;
-	--kernel | --out | --timeout | --mem | --cpus | --disk | --add | --add-dir | --cmdline)
+	--kernel | --out | --timeout | --mem | --cpus | --disk | --add | --add-dir | --cmdline | --env)
 		(($# >= 2)) || bad "$opt expects a value" ;;
 	*) bad "unknown option '$opt' (the command goes after --; see --help)" ;;
 	esac
@@ -83,8 +92,26 @@ while (($#)); do
 	--add) adds+=("$val") ;;
 	--add-dir) add_dirs+=("$val") ;;
 	--cmdline) extra_cmdline+=("$val") ;;
+	--env) [[ $val =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
+		bad "--env expects NAME=VALUE, got '$val'"
+		envs+=("$val") ;;
 	esac
 done
+# Accelerator: KVM only where the host really offers VMX/SVM (the CI host
+# has a /dev/kvm without them, on which QEMU cannot boot a normal kernel).
+accel=${CONVBENCH_ACCEL:-auto}
+if [[ $accel == auto ]]; then
+	accel=tcg
+	if [[ -r /dev/kvm && -w /dev/kvm ]] &&
+		grep -qE '^flags[[:space:]]*:.*\<(vmx|svm)\>' /proc/cpuinfo; then
+		accel=kvm
+	fi
+fi
+if ((which_accel)); then
+	[[ $accel == kvm || $accel == tcg ]] || bad "CONVBENCH_ACCEL expects kvm or tcg, got '$accel'"
+	echo "$accel"
+	exit 0
+fi
 (($#)) || bad "no command given: expected '-- COMMAND [ARGS...]'"
 [[ -n $kernel ]] || bad "--kernel BZIMAGE is required"
 [[ -f $kernel && -r $kernel ]] || bad "--kernel expects a readable file, got '$kernel'"
@@ -105,16 +132,6 @@ if command -v readelf >/dev/null &&
 	exit 2
 fi
 
-# Accelerator: KVM only where the host really offers VMX/SVM (the CI host
-# has a /dev/kvm without them, on which QEMU cannot boot a normal kernel).
-accel=${CONVBENCH_ACCEL:-auto}
-if [[ $accel == auto ]]; then
-	accel=tcg
-	if [[ -r /dev/kvm && -w /dev/kvm ]] &&
-		grep -qE '^flags[[:space:]]*:.*\<(vmx|svm)\>' /proc/cpuinfo; then
-		accel=kvm
-	fi
-fi
 # The host's TSC rate in kHz ("" if unknown). Under TCG the guest reads
 # the host's TSC, but its calibration against the emulated PIT fails
 # now and then (timing jitter, and no HPET or PM timer without ACPI):
@@ -168,6 +185,9 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,root,etc/convbench}
 cp -- "$busybox" "$root/bin/busybox"
 install -m 0755 -- "$here/init.sh" "$root/init"
 { printf 'set --'; for a in "$@"; do sq "$a"; done; echo; } >"$root/etc/convbench/argv"
+for e in "${envs[@]}"; do v=$(sq "${e#*=}"); printf 'export %s=%s\n' "${e%%=*}" "${v# }"; done \
+	>"$root/etc/convbench/env"
+((split_stderr)) && : >"$root/etc/convbench/split-stderr"
 mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
 
 for spec in "${adds[@]}"; do
@@ -213,6 +233,12 @@ qemu_args=(-nographic -nodefaults -no-reboot -monitor none -serial stdio
 	# CPU resets and guest errors: a guest that resets itself without a
 	# word (a triple fault) leaves its trace here
 	-d cpu_reset,guest_errors -D "$out/qemu.log")
+# --split-stderr: the guest's ttyS1 carries the command's stderr; QEMU
+# writes it into a FIFO that cat empties onto our stderr as it comes
+if ((split_stderr)); then
+	mkfifo "$tmp/stderr.fifo"
+	qemu_args+=(-serial "file:${tmp//,/,,}/stderr.fifo")
+fi
 
 mkdir -p -- "$out"
 log=$out/console.log
@@ -235,7 +261,7 @@ kv command "${args# }"
 kv host_kernel "$(uname -r)"
 kv started "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 
-say "booting $(basename -- "$kernel") ($accel, $cpus cpus, $mem MB, timeout ${timeout}s); console: $log"
+((quiet)) || say "booting $(basename -- "$kernel") ($accel, $cpus cpus, $mem MB, timeout ${timeout}s); console: $log"
 # The console goes to console.log; the command's lines (between the guest's
 # markers) to stdout; QEMU's own errors to stderr; everything else to
 # stderr only when verbose. mawk needs -W interactive to stream.
@@ -244,6 +270,10 @@ awk -W version 2>&1 | grep -q mawk && awk_opts=(-W interactive)
 : >"$log"
 t0=$(date +%s.%N)
 set +e
+if ((split_stderr)); then
+	cat "$tmp/stderr.fifo" >&2 &
+	err_pid=$!
+fi
 # The group also keeps bash's job notice (QEMU killed by a signal) in the log.
 {
 	timeout --foreground -k 10 "$timeout" "$qemu" "${qemu_args[@]}" </dev/null &
@@ -282,6 +312,13 @@ set +e
 		"date +%s.%N" | getline t; printf "%.2f\n", t - t0 >mark; close(mark)
 	}' &
 wait "$!"
+# QEMU has closed the FIFO and cat ends with the last bytes; a QEMU that
+# never opened it leaves cat waiting in open(): a writer lets it go
+if ((split_stderr)); then
+	kill -0 "$err_pid" 2>/dev/null &&
+		timeout 2 bash -c ': >"$1"' _ "$tmp/stderr.fifo" 2>/dev/null
+	wait "$err_pid"
+fi
 set -e
 qemu_rc=$(cat "$tmp/qemu.rc" 2>/dev/null || echo 255)
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
@@ -354,6 +391,6 @@ kv kernel_warnings "$nwarn"
 kv tcg_unsupported_features "$(grep -o "TCG doesn't support requested feature: [^ ]*" "$log" |
 	sed 's/.*\.//' | sort -u | paste -sd, -)"
 kv wall_s "$wall"
-[[ $result == ok ]] &&
+[[ $result == ok ]] && ((!quiet)) &&
 	say "command exited with $status; boot ${boot:-?} s, wall $wall s; results in $out"
 exit "$code"
