@@ -21,6 +21,7 @@
 #include "plan.h"
 #include "report.h"
 #include "trace_hook.h"
+#include "vm_exec.h"
 #include "work.h"
 #include "workload.h"
 
@@ -140,6 +141,8 @@ int main(int argc, char **argv)
 		return clock_mark_print(env.clock_mark, stdout) ? 1 : 0;
 	if (env.merge)
 		return merge_run(&env);
+	if (vm_exec_wanted(&env, why, sizeof(why)))
+		return vm_exec(&env, why);
 	install_signals();
 
 	r = report_open(&rep, &env);

@@ -86,6 +86,16 @@ static const char usage[] =
 "                         invariants of bench/invariants.h; a broken one\n"
 "                         fails the cell\n"
 "  -v, --verbose          more detail on stderr\n"
+"\n"
+"On a kernel without the private-memory series convbench runs itself in\n"
+"the project's kernel (make kernel) under QEMU, KVM where the host CPU\n"
+"has VMX or SVM and TCG otherwise: the same arguments, stdout and stderr\n"
+"as they come, --out brought back, convbench's exit status.\n"
+"  --no-vm                do not: run here (exit 4 without the series)\n"
+"  --vm-cpus=N            the VM's CPUs (default: --vcpus + 1, at least 2)\n"
+"  --vm-mem=MB            the VM's memory (default: 2048 + 3 x the largest\n"
+"                         size x --vcpus)\n"
+"  --vm-timeout=S         stop the VM after S seconds (default 86400)\n"
 "  -h, --help             this text\n"
 "\n"
 "For tests, --inject=WHAT@K acts on vCPU 0's conversion K (K counts the\n"
@@ -114,7 +124,8 @@ enum {
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
 	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
 	OPT_DEBUG, OPT_INJECT, OPT_ROUNDS, OPT_FIRST_ROUND, OPT_ORDER_SEED,
-	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_CLOCK_MARK,
+	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_CLOCK_MARK, OPT_NO_VM,
+	OPT_VM_CPUS, OPT_VM_MEM, OPT_VM_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -143,6 +154,10 @@ static const struct option long_opts[] = {
 	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "inject", required_argument, NULL, OPT_INJECT },
+	{ "no-vm", no_argument, NULL, OPT_NO_VM },
+	{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
+	{ "vm-mem", required_argument, NULL, OPT_VM_MEM },
+	{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -334,6 +349,7 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 	env->seed = 1;
 	env->stall_s = 60;
 	env->rounds = 5;
+	env->vm_timeout_s = 86400;
 	env->order_seed = random_seed();
 	env->argc = argc;
 	env->argv = argv;
@@ -490,6 +506,27 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		case OPT_INJECT:
 			if (parse_inject(optarg, env, err))
 				return 2;
+			break;
+		case OPT_NO_VM:
+			env->no_vm = true;
+			break;
+		case OPT_VM_CPUS:
+			if (parse_uint(optarg, 1, 64, &v))
+				return bad(err, "vm-cpus", optarg,
+					   "a whole number from 1 to 64");
+			env->vm_cpus = v;
+			break;
+		case OPT_VM_MEM:
+			if (parse_uint(optarg, 256, 1048576, &v))
+				return bad(err, "vm-mem", optarg,
+					   "megabytes from 256 to 1048576");
+			env->vm_mem_mb = v;
+			break;
+		case OPT_VM_TIMEOUT:
+			if (parse_uint(optarg, 1, 86400, &v))
+				return bad(err, "vm-timeout", optarg,
+					   "seconds from 1 to 86400");
+			env->vm_timeout_s = v;
 			break;
 		case 'v':
 			env->verbose = true;

@@ -60,6 +60,11 @@ struct env {
 	const char *gmem_run;	/* --gmem-run=DIR: gmem's merged run */
 	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
 	bool verbose;
+	/* a host kernel without the series: re-run in the project's VM */
+	bool no_vm;		/* --no-vm: never */
+	uint32_t vm_cpus;	/* 0: vcpus + 1, at least 2 */
+	uint32_t vm_mem_mb;	/* 0: enough for the largest cell */
+	uint32_t vm_timeout_s;
 	int argc;		/* for the provenance record */
 	char **argv;
 };

@@ -37,24 +37,34 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
+int report_claim_dir(const char *dir)
+{
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "convbench: --out=%s: cannot create: %s\n",
+			dir, strerror(errno));
+		return 2;
+	}
+	if (!dir_is_empty(dir)) {
+		fprintf(stderr, "convbench: --out=%s: not an empty directory; "
+			"refusing to overwrite an earlier run\n", dir);
+		return 2;
+	}
+	return 0;
+}
+
 int report_open(struct report *r, const struct env *env)
 {
+	int ret;
+
 	memset(r, 0, sizeof(*r));
 	r->env = env;
 	r->out = stdout;
 	r->order_seed = env->order_seed;
 	if (!env->out_dir)
 		return 0;
-	if (mkdir(env->out_dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "convbench: --out=%s: cannot create: %s\n",
-			env->out_dir, strerror(errno));
-		return 2;
-	}
-	if (!dir_is_empty(env->out_dir)) {
-		fprintf(stderr, "convbench: --out=%s: not an empty directory; "
-			"refusing to overwrite an earlier run\n", env->out_dir);
-		return 2;
-	}
+	ret = report_claim_dir(env->out_dir);
+	if (ret)
+		return ret;
 	r->dir = strdup(env->out_dir);
 	return r->dir ? 0 : 1;
 }

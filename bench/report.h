@@ -65,6 +65,8 @@ struct report {
 
 /* 0, or 2 when --out cannot be used (exists and not empty, ...) */
 int report_open(struct report *r, const struct env *env);
+/* --out: create DIR or take it empty; else say why and return 2 */
+int report_claim_dir(const char *dir);
 void report_note(struct report *r, const char *what, const char *why);
 void report_add(struct report *r, const struct report_extra *e);
 void report_cell(struct report *r, const struct cell_result *res);

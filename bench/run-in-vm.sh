@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What ./convbench runs on a kernel without the private-memory series
+# (bench/vm_exec.c): the same convbench command in the project's kernel
+# under QEMU (kernel/vm/run-vm.sh), its stdout and stderr passed on as
+# they come, the guest's --out brought back to the host's, convbench's
+# exit status as ours. It never builds a kernel: without one it says
+# which command does, and exits 4.
+#
+#   bench/run-in-vm.sh --cpus N --mem MB --timeout S --why TEXT
+#                      [--out HOSTDIR] -- CONVBENCH ARGS...
+#
+# convbench has checked the arguments and claimed HOSTDIR (empty);
+# ARGS carry --no-vm and --out=/out/run for the guest. Environment:
+# FLAVOUR (main or debug kernel), CONVBENCH_CACHE, CONVBENCH_ACCEL.
+# Exit: convbench's status; 4 no kernel; 124 hung, 125 panic, 126 the
+# VM gave no status (kernel/vm/README.md), the VM's folder kept.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+say() { echo "convbench: $*" >&2; }
+
+cpus=2 mem=2048 timeout=86400 why='this kernel lacks the private-memory series' out=
+while (($#)); do
+	case $1 in
+	--cpus) cpus=$2 ;;
+	--mem) mem=$2 ;;
+	--timeout) timeout=$2 ;;
+	--why) why=$2 ;;
+	--out) out=$2 ;;
+	--) shift; break ;;
+	*) say "run-in-vm: unknown option '$1' (this script is run by convbench)"; exit 2 ;;
+	esac
+	shift 2
+done
+(($# >= 1)) && [[ -x $1 ]] || { say "run-in-vm: expected -- CONVBENCH ARGS..."; exit 2; }
+exe=$1
+shift
+
+flavour=${FLAVOUR:-main}
+if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
+	build="make kernel"
+	[[ $flavour == main ]] || build="make kernel FLAVOUR=$flavour"
+	say "$why (host kernel $(uname -r)),"
+	say "and the project's $flavour kernel is not built: '$build' in $top builds"
+	say "it once (about 5 minutes on 2 cores from linux-source-6.1, a minute"
+	say "or two with a warm ccache; cached outside the tree), then run this again"
+	exit 4
+fi
+release=$(cat "$kdir/../build/include/config/kernel.release" 2>/dev/null || echo 6.1)
+accel=$("$top/kernel/vm/run-vm.sh" --which-accel) || exit 4
+say "$why (host kernel $(uname -r)): running in the project's kernel $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
+keep=0
+trap '((keep)) || rm -rf -- "$work"' EXIT
+vmout=$work/vm
+
+# progress as the host's terminal wants it, not the guest's serial port
+progress=lines
+[[ -t 2 ]] && progress=tty
+set +e
+"$top/kernel/vm/run-vm.sh" --kernel "$kdir/bzImage" --out "$vmout" --quiet \
+	--split-stderr --cpus "$cpus" --mem "$mem" --timeout "$timeout" \
+	--add "$exe:/bin/convbench" --env "CONVBENCH_PROGRESS=${CONVBENCH_PROGRESS:-$progress}" \
+	--cmdline "convbench.series=$(cat "$kdir/series.sha") convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
+	-- convbench "$@"
+rc=$?
+set -e
+
+# the guest's --out: each file through a temporary name, summary.json
+# last (it marks a complete run)
+if [[ -n $out && -d $vmout/run ]]; then
+	for f in "$vmout"/run/*; do
+		[[ ${f##*/} == summary.json ]] && continue
+		cp -r -- "$f" "$out/.${f##*/}.tmp" && mv -- "$out/.${f##*/}.tmp" "$out/${f##*/}"
+	done
+	if [[ -f $vmout/run/summary.json ]]; then
+		cp -- "$vmout/run/summary.json" "$out/.summary.json.tmp" &&
+			mv -- "$out/.summary.json.tmp" "$out/summary.json"
+	fi
+fi
+if ((rc >= 124 && rc <= 126)) && [[ ! -f $vmout/.exit-status ]]; then
+	keep=1
+	say "the VM failed (status $rc, kernel/vm/README.md); its console log is kept: $vmout/console.log"
+fi
+exit "$rc"

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ./convbench on a kernel without the private-memory series (every
+ * kernel a developer has): run the same command in the project's kernel
+ * under QEMU, as virtme-ng's `vng -- CMD` does. bench/run-in-vm.sh of the
+ * tree this binary was built in boots the VM; this side decides whether
+ * to go, sizes the VM for the run and rewrites --out to a guest path.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "vm_exec.h"
+#include "workload.h"
+
+#define GUEST_OUT	"/out/run"
+
+bool vm_exec_wanted(const struct env *env, char *why, size_t len)
+{
+	if (env->no_vm || env->merge || env->clock_mark)
+		return false;
+	return mode_supported(MODE_DESTRUCTIVE, why, len) != 0;
+}
+
+/* the tree this binary was built in: <top>/build/bench/convbench */
+static int find_script(const char *exe, char *script, size_t len)
+{
+	char top[PATH_MAX];
+	char *slash;
+	int i;
+
+	snprintf(top, sizeof(top), "%s", exe);
+	for (i = 0; i < 3; i++) {
+		slash = strrchr(top, '/');
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+	}
+	if ((size_t)snprintf(script, len, "%s/bench/run-in-vm.sh", top) >= len)
+		return -ENAMETOOLONG;
+	return access(script, X_OK) ? -errno : 0;
+}
+
+/* is argv[i] (with argv[i + 1]) the --out option env->out_dir came from? */
+static int out_arg_len(const struct env *env, int i)
+{
+	const char *a = env->argv[i];
+
+	if (!env->out_dir || strncmp(a, "--", 2))
+		return 0;
+	if (env->out_dir > a && env->out_dir <= a + strlen(a))
+		return 1;	/* --out=DIR */
+	if (i + 1 < env->argc && env->out_dir == env->argv[i + 1])
+		return 2;	/* --out DIR */
+	return 0;
+}
+
+static uint32_t vm_mem_mb(const struct env *env)
+{
+	uint64_t largest = 0;
+	unsigned int i;
+
+	if (env->vm_mem_mb)
+		return env->vm_mem_mb;
+	for (i = 0; i < env->nsizes; i++)
+		if (env->sizes[i] > largest)
+			largest = env->sizes[i];
+	/* the slot, the copy aside (--preserve) and room for both modes */
+	return 2048 + (3 * largest * env->vcpus + (1 << 20) - 1) / (1 << 20);
+}
+
+int vm_exec(const struct env *env, const char *why)
+{
+	char exe[PATH_MAX], script[PATH_MAX], out[PATH_MAX] = "";
+	char cpus[16], mem[16], timeout[16];
+	const char **argv;
+	int i, n = 0, r, skip;
+
+	if (!realpath("/proc/self/exe", exe)) {
+		fprintf(stderr, "convbench: %s; cannot find my own binary to run it in the project's kernel: %s\n",
+			why, strerror(errno));
+		return 4;
+	}
+	r = find_script(exe, script, sizeof(script));
+	if (r) {
+		fprintf(stderr, "convbench: %s; and %s is not in a convbench tree (no bench/run-in-vm.sh: %s), so it cannot run itself in the project's kernel; use make vm CMD='convbench ...' there, or --no-vm\n",
+			why, exe, strerror(-r));
+		return 4;
+	}
+	/* claim --out here, as a run on this kernel would, before booting */
+	if (env->out_dir) {
+		r = report_claim_dir(env->out_dir);
+		if (r)
+			return r;
+		if (!realpath(env->out_dir, out)) {
+			fprintf(stderr, "convbench: --out=%s: %s\n",
+				env->out_dir, strerror(errno));
+			return 2;
+		}
+	}
+	snprintf(cpus, sizeof(cpus), "%u", env->vm_cpus ? env->vm_cpus :
+		 env->vcpus + 1 < 2 ? 2 : env->vcpus + 1);
+	snprintf(mem, sizeof(mem), "%u", vm_mem_mb(env));
+	snprintf(timeout, sizeof(timeout), "%u", env->vm_timeout_s);
+
+	argv = calloc(env->argc + 16, sizeof(*argv));
+	if (!argv) {
+		fprintf(stderr, "convbench: out of memory\n");
+		return 1;
+	}
+	argv[n++] = script;
+	argv[n++] = "--cpus";
+	argv[n++] = cpus;
+	argv[n++] = "--mem";
+	argv[n++] = mem;
+	argv[n++] = "--timeout";
+	argv[n++] = timeout;
+	argv[n++] = "--why";
+	argv[n++] = why;
+	if (out[0]) {
+		argv[n++] = "--out";
+		argv[n++] = out;
+	}
+	argv[n++] = "--";
+	argv[n++] = exe;
+	for (i = 1; i < env->argc; i += skip ? skip : 1) {
+		skip = out_arg_len(env, i);
+		if (!skip)
+			argv[n++] = env->argv[i];
+	}
+	/* inside, never again (a VM whose KVM fails must not recurse) */
+	argv[n++] = "--no-vm";
+	if (out[0])
+		argv[n++] = "--out=" GUEST_OUT;
+	argv[n] = NULL;
+	fflush(NULL);
+	execv(script, (char *const *)argv);
+	fprintf(stderr, "convbench: %s; running %s failed: %s\n", why, script,
+		strerror(errno));
+	free(argv);
+	return 4;
+}
