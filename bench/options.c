@@ -94,7 +94,7 @@ static const char usage[] =
 "  --no-vm                do not: run here (exit 4 without the series)\n"
 "  --vm-cpus=N            the VM's CPUs (default: --vcpus + 1, at least 2)\n"
 "  --vm-mem=MB            the VM's memory (default: 2048 + 3 x the largest\n"
-"                         size x --vcpus)\n"
+"                         size x --vcpus, rounded up to 256 MB)\n"
 "  --vm-timeout=S         stop the VM after S seconds (default 86400)\n"
 "  -h, --help             this text\n"
 "\n"

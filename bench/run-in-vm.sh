@@ -42,7 +42,7 @@ flavour=${FLAVOUR:-main}
 if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
 	build="make kernel"
 	[[ $flavour == main ]] || build="make kernel FLAVOUR=$flavour"
-	say "$why (host kernel $(uname -r)),"
+	say "${why% (*} (host kernel $(uname -r)),"
 	say "and the project's $flavour kernel is not built: '$build' in $top builds"
 	say "it once (about 5 minutes on 2 cores from linux-source-6.1, a minute"
 	say "or two with a warm ccache; cached outside the tree), then run this again"
@@ -50,7 +50,7 @@ if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
 fi
 release=$(cat "$kdir/../build/include/config/kernel.release" 2>/dev/null || echo 6.1)
 accel=$("$top/kernel/vm/run-vm.sh" --which-accel) || exit 4
-say "$why (host kernel $(uname -r)): running in the project's kernel $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
+say "${why% (*} (host kernel $(uname -r)): running in the project's kernel $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
 keep=0

@@ -69,8 +69,9 @@ static uint32_t vm_mem_mb(const struct env *env)
 	for (i = 0; i < env->nsizes; i++)
 		if (env->sizes[i] > largest)
 			largest = env->sizes[i];
-	/* the slot, the copy aside (--preserve) and room for both modes */
-	return 2048 + (3 * largest * env->vcpus + (1 << 20) - 1) / (1 << 20);
+	/* the slot, the copy aside (--preserve), a spare: in 256 MB steps */
+	return 2048 + (3 * largest * env->vcpus + (256 << 20) - 1) /
+		      (256 << 20) * 256;
 }
 
 int vm_exec(const struct env *env, const char *why)

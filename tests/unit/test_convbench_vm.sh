@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# ./convbench typed on the host, whose kernel lacks the series: it runs
+# itself in the project's kernel (bench/run-in-vm.sh). Two short boots:
+# a run with --trace whose --out has a space and '=' in its name comes
+# back whole and exits 0; an injected failure's exit status 1 and its
+# message come back. Without a VM: --no-vm exits 4 here, and a missing
+# kernel exits 4 naming the command that builds it, booting nothing.
+#
+#   tests/unit/test_convbench_vm.sh CONVBENCH
+#
+# Needs the project's kernel (make kernel): without it every test but
+# the missing-kernel one is skipped. POSIX sh, TAP lines; the last line
+# is "N passed, N failed[, N skipped]".
+
+CB=${1:-./convbench}
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+n=0 passed=0 failed=0 skipped=0
+
+result() {	# result 0|1 text
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"; passed=$((passed + 1))
+	else
+		echo "not ok $n - $2"; failed=$((failed + 1))
+	fi
+}
+skip() {	# skip text
+	n=$((n + 1)); skipped=$((skipped + 1))
+	echo "ok $n - $1 # SKIP $why"
+}
+finish() {
+	if [ $skipped -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ $failed -eq 0 ]
+	exit
+}
+show() { sed 's/^/# /' "$@"; }
+
+if [ ! -x "$CB" ]; then
+	result 1 "convbench is built ($CB)"
+	finish
+fi
+
+# --- --no-vm: this kernel, exit 4, no VM
+"$CB" --no-vm --iterations=5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+if grep -q 'lacks the private-memory series' "$tmp/err"; then
+	[ $rc -eq 4 ] && ! grep -q "running in the project's kernel" "$tmp/err"
+	result $? "--no-vm: exit 4 on this kernel, no VM ($rc)"
+else
+	why="this kernel has the series: nothing to re-run ($rc)"
+	skip "--no-vm"
+	skip "a missing kernel"
+	skip "a run in the VM"
+	skip "an exit status from the VM"
+	finish
+fi
+
+# --- no kernel built: exit 4 at once, naming the command that builds it
+mkdir "$tmp/cache"
+start=$(date +%s)
+CONVBENCH_CACHE=$tmp/cache "$CB" --iterations=5 --out="$tmp/nokernel" \
+	> "$tmp/out" 2> "$tmp/err"
+rc=$?
+show "$tmp/err"
+[ $rc -eq 4 ] && grep -q "'make kernel'" "$tmp/err" &&
+	[ $(( $(date +%s) - start )) -lt 30 ] &&
+	[ -z "$(ls "$tmp/cache")" ] && [ -z "$(ls -A "$tmp/nokernel" 2>/dev/null)" ]
+result $? "no kernel: exit 4 naming 'make kernel', nothing built or written ($rc)"
+
+if ! kernel/build.sh --print > /dev/null 2>&1; then
+	why="no project kernel (make kernel)"
+	skip "a run in the VM"
+	skip "an exit status from the VM"
+	finish
+fi
+
+# --- a run in the VM: arguments, stdout, stderr, --out, status 0
+out="$tmp/run dir=1"
+"$CB" --mode=destructive,inplace --size 4K --iterations=5 --rounds=1 \
+	--order-seed=77 --trace --out "$out" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+show "$tmp/err"
+[ $rc -eq 0 ]
+result $? "a run in the VM exits 0 ($rc)"
+grep -qE "running in the project's kernel [^ ]+ under QEMU \((kvm|tcg), [0-9]+ CPUs, [0-9]+ MB\)" "$tmp/err"
+result $? "one line says so: kernel, accelerator, CPUs, memory"
+grep -q '^convbench: 1 round, order seed 77$' "$tmp/out" &&
+	grep -q '^inplace/destructive over rounds' "$tmp/out"
+result $? "stdout carries convbench's results, arguments as given"
+for f in summary.json samples.csv hist.csv histograms.txt trace.csv; do
+	[ -s "$out/$f" ] || { echo "# missing: $out/$f"; false; }
+done && [ -z "$(ls -A "$out" | grep '^\.')" ]
+result $? "--out comes back whole (summary, samples, histograms, trace), no temporary files"
+grep -q '"--order-seed=77"' "$out/summary.json" &&
+	grep -q '"--no-vm"' "$out/summary.json" &&
+	grep -qE '"(accel|qemu)"' "$out/summary.json"
+result $? "summary.json records the run in the VM (arguments, accelerator)"
+
+# --- convbench's own exit status and stderr come back
+"$CB" --mode=destructive --iterations=5 --rounds=1 --inject=fail@3 \
+	> "$tmp/out" 2> "$tmp/err"
+rc=$?
+show "$tmp/err"
+[ $rc -eq 1 ] && grep -q 'conversion 3: .*injected failure' "$tmp/err"
+result $? "a failing run: exit 1 and its message on stderr ($rc)"
+
+finish
