@@ -74,13 +74,10 @@ say "results go to $run"
 
 adds=(--add "$cb" --add bench/vm-bench.sh)
 hf=0
-# hyperfine is dynamically linked: bring its loader and libraries along
+# hyperfine is dynamically linked: run-vm brings its loader and libraries
 if [ "${BENCH_HYPERFINE:-1}" = 1 ] && command -v hyperfine >/dev/null; then
 	hf=1
 	adds+=(--add "$(command -v hyperfine)")
-	while read -r lib; do
-		adds+=(--add "$lib:$lib")
-	done < <(ldd "$(command -v hyperfine)" | grep -oE '/[^ ]+\.so[^ ]*' | sort -u)
 else
 	say "no hyperfine (or BENCH_HYPERFINE=0): whole-run timings skipped"
 fi

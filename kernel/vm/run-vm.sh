@@ -190,6 +190,26 @@ for e in "${envs[@]}"; do v=$(sq "${e#*=}"); printf 'export %s=%s\n' "${e%%=*}" 
 ((split_stderr)) && : >"$root/etc/convbench/split-stderr"
 mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
 
+is_dynamic() {	# FILE: an ELF file with a program interpreter
+	command -v readelf >/dev/null &&
+		LC_ALL=C readelf -l -- "$1" 2>/dev/null | grep -q 'program interpreter'
+}
+# A dynamically linked file gets its loader and libraries, at the paths
+# the host's ldd names: the guest has no others.
+add_libs() {	# FILE
+	local deps lib
+	if ! deps=$(LC_ALL=C ldd -- "$1" 2>&1) || grep -q 'not found' <<<"$deps"; then
+		say "warning: '$1' is dynamically linked and ldd cannot name all its libraries; it may not run in the guest:"
+		grep 'not found' <<<"$deps" | sed 's/^/  /' >&2
+		return 0
+	fi
+	while read -r lib; do
+		[[ -e $root$lib ]] && continue
+		mkdir -p -- "$root$(dirname -- "$lib")"
+		cp -L -- "$lib" "$root$lib"
+	done < <(grep -oE '/[^ ]+' <<<"$deps" | sort -u)
+}
+
 for spec in "${adds[@]}"; do
 	src=$spec dst=/bin/
 	if [[ ! -e $spec && $spec == *:* ]]; then src=${spec%:*} dst=${spec##*:}; fi
@@ -197,10 +217,7 @@ for spec in "${adds[@]}"; do
 	dst=$(guest_path --add "$src" "$dst")
 	mkdir -p -- "$root$(dirname -- "$dst")"
 	cp -L --preserve=mode,timestamps -- "$src" "$root$dst"
-	if command -v readelf >/dev/null &&
-		LC_ALL=C readelf -l -- "$src" 2>/dev/null | grep -q 'program interpreter'; then
-		say "warning: '$src' is dynamically linked; the guest has no shared libraries"
-	fi
+	is_dynamic "$src" && add_libs "$src"
 done
 for spec in "${add_dirs[@]}"; do
 	[[ $spec == *:* ]] || bad "--add-dir expects HOSTDIR:GUESTDIR, got '$spec'"
