@@ -158,7 +158,7 @@ one_boot() {	# KDIR MODES K WORK DEST HYPERFINE
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 "${adds[@]}" \
 		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
 		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$6" "$count_iters" "$2" |
-		sed 's/^/  | /' >&2
+		sed -u '/^CONVBENCH-CLOCK /d; s/^/  | /' >&2	# clock marks: clock.log
 	rc=${PIPESTATUS[0]}
 	set -e
 	for d in plain traced counts; do
