@@ -19,6 +19,7 @@
 #include "merge.h"
 #include "options.h"
 #include "plan.h"
+#include "progress.h"
 #include "report.h"
 #include "trace_hook.h"
 #include "vm_exec.h"
@@ -69,7 +70,7 @@ static struct cell_params params_of(const struct env *env,
 
 /* one cell: run it, check it (--debug), say what went wrong */
 static int run_one(const struct env *env, struct cell_params *p,
-		   struct cell_result *res)
+		   struct cell_result *res, struct progress *pg)
 {
 	char why[512], sz[32];
 	uint64_t bad;
@@ -80,6 +81,7 @@ static int run_one(const struct env *env, struct cell_params *p,
 		fprintf(stderr, "convbench: round %u: %s %s ...\n", p->round,
 			conv_mode_name(p->mode), sz);
 	r = cell_run(p, res);
+	progress_cell_end(pg, res->conversions);
 	bad = env->debug ? inv_check_cell(res, 0, why, sizeof(why)) : 0;
 	if (bad) {
 		fprintf(stderr, "convbench: %s %s: --debug: %llu of %llu conversions break a timing invariant, the first: %s\n",
@@ -126,6 +128,7 @@ int main(int argc, char **argv)
 	struct trace_hook hook = { 0 };
 	struct plan_cell *plan = NULL;
 	struct work_job work = { 0 };
+	struct progress progress;
 	bool modes[MODE_NR] = { false };
 	size_t nplan = 0, i, ncells = 0;
 	unsigned int m, failed = 0, unavailable = 0;
@@ -189,11 +192,17 @@ int main(int argc, char **argv)
 		work_report_to(&work, &rep);
 	}
 
+	if (nplan) {
+		struct cell_params proto = params_of(&env, &plan[0]);
+
+		progress_init(&progress, plan, nplan, &proto);
+	}
 	for (i = 0; i < nplan && !workload_stop_requested(); i++) {
 		struct cell_params p = params_of(&env, &plan[i]);
 
 		trace_hook_cell(&hook, &p);
-		r = run_one(&env, &p, &results[ncells]);
+		progress_cell_start(&progress, i, &p);
+		r = run_one(&env, &p, &results[ncells], &progress);
 		trace_hook_cell_end(&hook, &results[ncells]);
 		failed += r != 0;
 		report_cell(&rep, &results[ncells++]);

@@ -408,7 +408,7 @@ void cell_watch(struct cell *c, struct cell_result *res)
 {
 	const struct cell_params *p = c->p;
 	uint64_t last_done[VM_MAX_VCPUS] = { 0 }, since[VM_MAX_VCPUS] = { 0 };
-	uint64_t now = 0;
+	uint64_t now = 0, convs;
 	struct timespec t0;
 	unsigned int i, done;
 	bool ending = false;
@@ -419,10 +419,14 @@ void cell_watch(struct cell *c, struct cell_result *res)
 
 		nanosleep(&tick, NULL);
 		now = ms_since(&t0);
-		for (i = 0, done = 0; i < p->vcpus; i++)
+		for (i = 0, done = 0, convs = 0; i < p->vcpus; i++) {
 			done += atomic_load(&c->w[i].done);
+			convs += c->w[i].args->done_convs;
+		}
 		if (done == p->vcpus)
 			break;
+		if (p->progress)
+			p->progress(p->progress_arg, convs);
 		/* --duration: finish the round trip, then GUEST_DONE */
 		if (!ending && p->duration_s > 0 && now >= p->duration_s * 1000) {
 			for (i = 0; i < p->vcpus; i++)

@@ -82,6 +82,9 @@ struct cell_params {
 	void (*trace_set)(void *arg, unsigned int ctx);
 	void *trace_arg;
 	unsigned int trace_ctx;
+	/* called on every watchdog tick with the conversions done so far */
+	void (*progress)(void *arg, uint64_t done);
+	void *progress_arg;
 };
 
 /* a cell's trace contexts after its directions' (bench/trace_hook.h) */
