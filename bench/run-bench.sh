@@ -177,7 +177,8 @@ one_boot() {	# KDIR MODES K WORK DEST HYPERFINE
 	# what each boot leaves in the run folder: small files only
 	mkdir -p "$5/boots/boot-$k"
 	cp "$boot/clock.env" "$5/boots/boot-$k/"
-	for f in console.log vm.env clock.log plain.txt traced.txt counts.txt; do
+	for f in console.log vm.env clock.log plain.txt traced.txt counts.txt \
+		plain.err.txt traced.err.txt counts.err.txt; do
 		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$5/boots/boot-$k/"
 	done
 	for f in hyperfine.json hyperfine.txt hyperfine-stderr.txt; do

@@ -19,14 +19,27 @@ modes=${7:-destructive,inplace}
 cd /out || exit 1
 # the clock marks through the kernel log, which reaches the console at once
 export CONVBENCH_CLOCK_KMSG=1
+# progress as lines: the host shows the console through a pipe
+export CONVBENCH_PROGRESS=lines
 args="--mode=$modes --size=$sizes --iterations=$iters --preserve --rounds=1 --first-round=$round --order-seed=$seed"
 status=0
 
 convbench --clock-mark=start || status=1
 
+# NAME ARGS...: stdout to NAME.txt; stderr (progress, problems) onto the
+# console as it comes, and into NAME.err.txt; the status of convbench
+run() {
+	name=$1
+	shift
+	{ convbench "$@" 2>&1 >"/out/$name.txt"; echo $? >"/tmp/$name.rc"; } |
+		tee "/out/$name.err.txt"
+	return "$(cat "/tmp/$name.rc")"
+}
+
 plain() {
 	echo "bench: round $round: convbench $args"
-	convbench $args --out=/out/plain >/out/plain.txt 2>&1 || status=1
+	# shellcheck disable=SC2086 # $args is a list of words
+	run plain $args --out=/out/plain || status=1
 	if grep -q ' over rounds' /out/plain.txt; then
 		grep -A 30 ' over rounds' /out/plain.txt | head -n 8
 	else	# one mode (gmem): no ratio, its cells
@@ -36,8 +49,9 @@ plain() {
 
 traced() {
 	echo "bench: round $round: the same with BPF probes (--trace)"
-	convbench $args --trace --out=/out/traced >/out/traced.txt 2>&1 ||
-		echo "bench: the traced round failed (status $?), see traced.txt"
+	# shellcheck disable=SC2086
+	run traced $args --trace --out=/out/traced ||
+		echo "bench: the traced round failed (status $?), see traced.err.txt"
 }
 
 if [ $((round % 2)) -eq 0 ]; then
@@ -49,9 +63,9 @@ else
 fi
 
 echo "bench: round $round: work counts (--counts, $count_iters conversions per cell)"
-convbench $args --iterations="$count_iters" --counts --out=/out/counts \
-	>/out/counts.txt 2>&1 ||
-	echo "bench: the counting run failed (status $?), see counts.txt"
+# shellcheck disable=SC2086
+run counts $args --iterations="$count_iters" --counts --out=/out/counts ||
+	echo "bench: the counting run failed (status $?), see counts.err.txt"
 
 if [ "$hf" = 1 ] && command -v hyperfine >/dev/null 2>&1; then
 	n=$((iters / 10))
