@@ -5,6 +5,8 @@
 # variant, and on guest_memfd as upstream merged it (gmem, Linux 6.12).
 # See README.md.
 #
+#   make         build the kernel (once, cached) and ./convbench, which
+#                runs itself in that kernel from the host shell
 #   make bench   build everything, boot the kernel, run, write results/
 #   make test    build everything, run the host and in-VM test suites
 #   make kernel  build (or fetch from the cache) the kernel; FLAVOUR=debug
@@ -43,10 +45,12 @@ DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 \
 .PHONY: all deps kernel kernel-debug kernel-gmem vm test test-quick test-vm test-gmem \
 	tests-bin stress clean help bench
 
-all: convbench tests-bin
+# the kernel first: convbench's BPF side needs its BTF, and ./convbench
+# runs in it
+all: kernel convbench tests-bin
 
 help:
-	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,23p' Makefile | sed 's/^# \{0,1\}//'
 
 # Install what is missing when root; otherwise name it and stop.
 deps:
