@@ -34,7 +34,7 @@ if (nt == 0) {
 }
 
 w = 1100
-h = 330 * nt + 110
+h = 330 * nt + 135
 
 set style fill solid 0.85 border lc rgb "#444444"
 set grid xtics lc rgb "#e4e4e4"
@@ -42,7 +42,8 @@ set xlabel "time inside the function per conversion (us)"
 set xrange [0:*]
 set offsets 0, graph 0.12, 0, 0
 set ytics scale 0 font ",9"
-set key bottom right opaque box lc rgb "#cccccc"
+# one key for the figure, under its title, outside every plot
+set key at screen 0.5, screen 1 - 56.0 / h center top horizontal maxrows 1 samplen 2 width 2
 sz_label(s) = s eq "all" ? "All sizes" : (s + 0 >= 1048576 && (s + 0) % 1048576 == 0) ? sprintf("%dM", (s + 0) / 1048576) : sprintf("%dK", (s + 0) / 1024)
 calls(c) = c > 0 ? sprintf(c >= 10 ? "%.0fx" : "%.2fx", c) : ""
 
@@ -50,8 +51,9 @@ do for [o = 1:2] {
 	eval out_cmd(o, "bpf-functions", w, h)
 	set multiplot layout nt, 1 title \
 		"Kernel time per conversion by function (convtrace, BPF), ".modes_title."\n".setup \
-		font ",12" margins 0.25, 0.97, 60.0 / h, 1 - 80.0 / h spacing 0, 90.0 / h
+		font ",12" margins 0.25, 0.97, 60.0 / h, 1 - 105.0 / h spacing 0, 90.0 / h
 	do for [i = 1:nt] {
+		if (i == 2) { unset key }
 		s = word(tfiles, i)
 		f = data."/trace-".s.".dat"
 		n = system("awk '$1 != \"#\"' '".f."' | wc -l") + 0

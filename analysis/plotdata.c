@@ -66,8 +66,10 @@ static void write_meta(const struct run *r, const char *dir)
 		r->has_mode[RUN_DESTRUCTIVE] ? "destructive " : "",
 		r->has_mode[RUN_INPLACE] ? "inplace " : "",
 		jv_get(r->sum, "trace") != NULL);
+	/* every plot's title says where its timings come from */
 	fprintf(f, "accel_note=%s\n", !strcasecmp(accel, "tcg") ?
-		"TCG (emulated) timings" : "");
+		"TCG (emulated) timings" : !strcasecmp(accel, "kvm") ?
+		"hardware (KVM) timings" : "accelerator unknown");
 	fclose(f);
 }
 

@@ -4,7 +4,9 @@
 # conversion against size (log-log) for both modes, one column per
 # direction; below, the ratio inplace / destructive of the medians and of
 # the p90s with their 95% CIs over rounds (summary.json's; a p90 ratio
-# it withholds is not drawn). A ratio below 1: inplace is faster.
+# it withholds is not drawn), on a log axis centred on 1 (half and
+# double equally far from it). A ratio below 1: inplace is faster. The
+# keys sit outside the plots.
 #
 #   gnuplot -e "run='results/DIR'" analysis/scaling.gp
 #   gnuplot -c analysis/scaling.gp results/DIR
@@ -28,6 +30,11 @@ do for [i = 1:words(sizes)] {
 	xt = xt.(i == 1 ? "(" : ", ")."'".word(sizelabels, i)."' ".word(sizes, i)
 }
 xt = xt.")"
+xt_blank = ""	# the same tics, no labels (the upper panels)
+do for [i = 1:words(sizes)] {
+	xt_blank = xt_blank.(i == 1 ? "(" : ", ")."'' ".word(sizes, i)
+}
+xt_blank = xt_blank.")"
 smin = word(sizes, 1) + 0
 smax = word(sizes, words(sizes)) + 0
 
@@ -39,7 +46,12 @@ set logscale x 2
 eval "set xtics ".xt
 set xrange [smin / 1.6 : smax * 1.6]
 set grid xtics ytics mytics lc rgb "#e4e4e4"
-set key top left Left reverse samplen 3 opaque
+# one key per panel row for the whole figure, outside every plot: above
+# the latency panels and below the ratio panels
+key_top = "set key at screen 0.5, screen 1 - 52.0 / h center top horizontal maxcols 4 maxrows 1 Left reverse samplen 3 width -1"
+key_bottom = "set key at screen 0.5, screen 18.0 / h center bottom horizontal maxcols 4 maxrows 1 Left reverse samplen 3 width -1"
+# a ratio axis on log scale centred on 1 (0.5 and 2 equally far from it)
+ratio_tics(f) = f <= 2.6 ? "(0.4, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 2.5)" : tics125w
 
 colw = 0.92 / ndir
 do for [o = 1:2] {
@@ -52,13 +64,14 @@ do for [o = 1:2] {
 		set rmargin at screen x0 + colw - 0.02
 
 		# top: latency, log-log
-		set tmargin at screen 1 - 80.0 / h
+		if (j == 1) { eval key_top } else { unset key }
+		set tmargin at screen 1 - 100.0 / h
 		set bmargin at screen 0.42
 		set title d
 		set logscale y 10
 		set format y "%g"
 		set ylabel "latency per conversion (us, log)"
-		set format x ""
+		eval "set xtics ".xt_blank
 		unset xlabel
 		r = range_of("'".rows("destructive", d)."' '".rows("inplace", d)."'", 6, 8)
 		if (word(r, 2) + 0 > 0) {
@@ -79,12 +92,12 @@ do for [o = 1:2] {
 		eval "plot ".cmd
 
 		# bottom: ratio
+		if (j == 1) { eval key_bottom } else { unset key }
 		set tmargin at screen 0.40
-		set bmargin at screen 60.0 / h
+		set bmargin at screen 90.0 / h
 		unset title
-		unset logscale y
-		set format y "%.2f"
-		set ytics autofreq
+		set logscale y 10
+		set format y "%g"
 		set mytics default
 		set format x "%g"
 		eval "set xtics ".xt
@@ -94,9 +107,10 @@ do for [o = 1:2] {
 			r = range_of("'".rrows(d)."'", 4, 9)
 			lo = word(r, 1) + 0
 			hi = word(r, 2) + 0
-			lo = lo > 1 ? 1 : lo
-			hi = hi < 1 ? 1 : hi
-			set yrange [lo - 0.1 * (hi - lo) - 0.02 : hi + 0.25 * (hi - lo) + 0.02]
+			f = (lo > 0 && 1 / lo > hi) ? 1 / lo : hi
+			f = (f < 1.1 ? 1.1 : f) * 1.15
+			set yrange [1 / f : f]
+			eval "set ytics ".ratio_tics(f)
 			set label 2 "below 1: inplace faster" at graph 0.98, first 1 right offset 0, -0.8 tc rgb "#666666" font ",8"
 			plot 1 with lines lc rgb "#888888" dt 3 notitle, \
 			     rrows(d) using 1:4:5:6 with yerrorbars lw 1.5 pt 7 lc rgb "black" title "median ratio, 95% CI", \
@@ -105,7 +119,8 @@ do for [o = 1:2] {
 			     '' using ($1 * 1.12):7 with lines dt 2 lc rgb "#777777" notitle
 			unset label 2
 		} else {
-			set yrange [0:2]
+			set yrange [0.5:2]
+			eval "set ytics ".ratio_tics(2)
 			set label 1 "no ratio: the run has ".word(modes, 1)." only" at graph 0.5, 0.7 center
 			plot 1 with lines lc rgb "#888888" dt 3 notitle
 			unset label 1

@@ -307,6 +307,13 @@ awk '!/^#/ { n++; f[n] = $2; v[n] = $1 }
 		for (k = 2; k <= n; k++) if (f[k] <= f[k - 1] || v[k] < v[k - 1]) exit 1
 	}' "$cdf"
 result $? "--plot-data: 6000 samples thin to 2001 CDF points, 1/n, 3/n ... 1 ($(grep -vc '^#' "$cdf" 2>/dev/null) rows)"
+grep -qx 'accel_note=TCG (emulated) timings' "$d/meta"
+result $? "--plot-data: the plots' titles say TCG"
+sed 's/"accel": "tcg"/"accel": "kvm"/' "$run/summary.json" > "$tmp/kvm.json"
+mkdir -p "$tmp/kvmrun" && cp "$tmp/kvm.json" "$tmp/kvmrun/summary.json"
+"$CR" --plot-data "$tmp/kvmrun" > /dev/null 2>&1
+grep -qx 'accel_note=hardware (KVM) timings' "$tmp/kvmrun/plots/data/meta"
+result $? "--plot-data: a KVM run's plots say hardware"
 if command -v gnuplot > /dev/null; then
 	make -s -C "$TOP" --no-print-directory plot RUN="$run" > "$tmp/make.out" 2>&1
 	rc=$?
