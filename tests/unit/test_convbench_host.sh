@@ -108,6 +108,9 @@ bad "unknown option" --frobnicate
 bad "--rounds" --rounds=0
 bad "--trace" --trace=some
 bad "exclude each other" --counts --trace
+bad "--vm-cpus" --vm-cpus=0
+bad "--vm-mem" --vm-mem=12
+bad "--vm-timeout" --vm-timeout=x
 
 # --- make bench's clock mark: a group of lines the host stamps
 "$CB" --clock-mark=start > "$tmp/clock" 2> "$tmp/err"

@@ -3,7 +3,8 @@
 #
 # ./convbench typed on the host, whose kernel lacks the series: it runs
 # itself in the project's kernel (bench/run-in-vm.sh). Two short boots:
-# a run with --trace whose --out has a space and '=' in its name comes
+# a run with --trace (0.6 s per cell, progress drawn as on a terminal)
+# whose --out has a space and '=' in its name comes
 # back whole and exits 0; an injected failure's exit status 1 and its
 # message come back. Without a VM: --no-vm exits 4 here, and a missing
 # kernel exits 4 naming the command that builds it, booting nothing.
@@ -83,10 +84,10 @@ fi
 
 # --- a run in the VM: arguments, stdout, stderr, --out, status 0
 out="$tmp/run dir=1"
-"$CB" --mode=destructive,inplace --size 4K --iterations=5 --rounds=1 \
+CONVBENCH_PROGRESS=tty "$CB" --mode=destructive,inplace --size 4K --duration=0.6 --rounds=1 \
 	--order-seed=77 --trace --out "$out" > "$tmp/out" 2> "$tmp/err"
 rc=$?
-show "$tmp/err"
+tr '\r' '\n' < "$tmp/err" | grep -v '^.\[K' | show
 [ $rc -eq 0 ]
 result $? "a run in the VM exits 0 ($rc)"
 grep -qE "running in the project's kernel [^ ]+ under QEMU \((kvm|tcg), [0-9]+ CPUs, [0-9]+ MB\)" "$tmp/err"
@@ -94,6 +95,16 @@ result $? "one line says so: kernel, accelerator, CPUs, memory"
 grep -q '^convbench: 1 round, order seed 77$' "$tmp/out" &&
 	grep -q '^inplace/destructive over rounds' "$tmp/out"
 result $? "stdout carries convbench's results, arguments as given"
+# tty progress: each drawing starts with CR and erase-line, and the last
+# one is erased before the results go on
+tr '\r' '\n' < "$tmp/err" | awk -v e="$(printf '\033[K')" '
+	index($0, e "convbench: cell ") == 1 { last = NR; n++ }
+	index($0, e "convbench: cell 1 of 2 (round 0, ") == 1 &&
+		$0 ~ /4K\): [0-9]+ conversions, [0-9]+\/s, ~[0-9]+s left$/ { first = 1 }
+	index($0, e "convbench: cell 2 of 2 ") == 1 { four = 1 }
+	{ line[NR] = $0 }
+	END { exit !(first && four && line[last + 1] == e) }'
+result $? "progress on stderr from the VM: cell k of N, conversions, rate, time left"
 for f in summary.json samples.csv hist.csv histograms.txt trace.csv; do
 	[ -s "$out/$f" ] || { echo "# missing: $out/$f"; false; }
 done && [ -z "$(ls -A "$out" | grep '^\.')" ]
