@@ -60,13 +60,21 @@ vmout=$work/vm
 # progress as the host's terminal wants it, not the guest's serial port
 progress=lines
 [[ -t 2 ]] && progress=tty
-set +e
+# run-vm in a process group of its own (set -m): a Ctrl-C reaches this
+# script only, which passes it on once; run-vm sends it to convbench in
+# the guest, which stops within a second and writes what it measured
+set -m
 "$top/kernel/vm/run-vm.sh" --kernel "$kdir/bzImage" --out "$vmout" --quiet \
-	--split-stderr --cpus "$cpus" --mem "$mem" --timeout "$timeout" \
+	--split-stderr --pass-signals --cpus "$cpus" --mem "$mem" --timeout "$timeout" \
 	--add "$exe:/bin/convbench" --env "CONVBENCH_PROGRESS=${CONVBENCH_PROGRESS:-$progress}" \
 	--cmdline "convbench.series=$(cat "$kdir/series.sha") convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
-	-- convbench "$@"
-rc=$?
+	-- convbench "$@" &
+vm_pid=$!
+set +m
+trap 'kill -INT "$vm_pid" 2>/dev/null' INT
+trap 'kill -TERM "$vm_pid" 2>/dev/null' TERM
+set +e
+while wait "$vm_pid"; rc=$?; ((rc > 128)) && kill -0 "$vm_pid" 2>/dev/null; do :; done
 set -e
 
 # the guest's --out: each file through a temporary name, summary.json

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,13 @@ int vm_exec(const struct env *env, const char *why)
 		argv[n++] = "--out=" GUEST_OUT;
 	argv[n] = NULL;
 	fflush(NULL);
+	/*
+	 * convbench handles SIGINT even when started with it ignored (a
+	 * background job of a script): so does the script, which can trap
+	 * only what it was not started ignoring
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	execv(script, (char *const *)argv);
 	fprintf(stderr, "convbench: %s; running %s failed: %s\n", why, script,
 		strerror(errno));

@@ -54,8 +54,22 @@ if [ -f /etc/convbench/split-stderr ]; then
 fi
 
 echo "CONVBENCH-COMMAND-START uptime=$(uptime_s) cpus=$(nproc)"
-"$@" 2>"$err"
-status=$?
+if [ -f /etc/convbench/pass-signals ] && [ "$err" = /dev/ttyS1 ]; then
+	# run-vm.sh --pass-signals: a line INT or TERM on ttyS1 is a signal
+	# for the command (in the background: this shell reads the port)
+	"$@" 2>"$err" &
+	pid=$!
+	while read -r sig; do
+		case $sig in INT | TERM) kill -s "$sig" "$pid" 2>/dev/null ;; esac
+	done </dev/ttyS1 &
+	watcher=$!
+	wait "$pid"
+	status=$?
+	kill "$watcher" 2>/dev/null
+else
+	"$@" 2>"$err"
+	status=$?
+fi
 # The host prints everything up to this marker as the command's output.
 echo "CONVBENCH-COMMAND-END uptime=$(uptime_s)"
 # Every kernel report of the boot, also those below the console's log

@@ -32,6 +32,10 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
   --split-stderr          the command's stderr to this script's stderr,
                           live, through a second serial port (default:
                           both on stdout, in order)
+  --pass-signals          with --split-stderr: the first SIGINT or SIGTERM
+                          to this script goes to the command in the guest
+                          (a second stops the VM); for a caller that runs
+                          this script in a process group of its own
   --fail-on-warn          a kernel WARNING fails the run (exit 125)
   -q, --quiet             no start and summary lines (problems still)
   --which-accel           print the accelerator a run would use, exit
@@ -63,7 +67,7 @@ need_uint() {	# OPTION VALUE MIN MAX
 }
 
 kernel='' out='' timeout=600 mem=2048 cpus=2 disk=256 fail_on_warn=0
-verbose=${CONVBENCH_VERBOSE:-0} split_stderr=0 quiet=0 which_accel=0
+verbose=${CONVBENCH_VERBOSE:-0} split_stderr=0 quiet=0 which_accel=0 pass_signals=0
 adds=() add_dirs=() extra_cmdline=() envs=()
 while (($#)); do
 	opt=$1
@@ -73,6 +77,7 @@ while (($#)); do
 	-v | --verbose) verbose=1; shift; continue ;;
 	--fail-on-warn) fail_on_warn=1; shift; continue ;;
 	--split-stderr) split_stderr=1; shift; continue ;;
+	--pass-signals) pass_signals=1; shift; continue ;;
 	-q | --quiet) quiet=1; shift; continue ;;
 	--which-accel) which_accel=1; shift; continue ;;
 	--) shift; break ;;
@@ -112,6 +117,7 @@ if ((which_accel)); then
 	echo "$accel"
 	exit 0
 fi
+((!pass_signals || split_stderr)) || bad "--pass-signals needs --split-stderr (the signal goes through its port)"
 (($#)) || bad "no command given: expected '-- COMMAND [ARGS...]'"
 [[ -n $kernel ]] || bad "--kernel BZIMAGE is required"
 [[ -f $kernel && -r $kernel ]] || bad "--kernel expects a readable file, got '$kernel'"
@@ -167,9 +173,23 @@ stop_vm() {
 	pid=$(cat "$tmp/timeout.pid" 2>/dev/null) && kill -TERM "$pid" 2>/dev/null
 	return 0
 }
+# --pass-signals: the first signal is written to the guest's ttyS1, where
+# init.sh sends it to the command (convbench then writes what it has)
+signalled=0 sig_fd=
+on_signal() {	# INT|TERM CODE
+	if ((pass_signals && !signalled)) && [[ -n $sig_fd ]]; then
+		signalled=1
+		echo "$1" >&"$sig_fd"
+		say "SIG$1 passed to the command in the guest (again: stop the VM)"
+		return
+	fi
+	stop_vm
+	say "$([[ $1 == INT ]] && echo interrupted || echo terminated)"
+	exit "$2"
+}
 trap 'rm -rf -- "$tmp"' EXIT
-trap 'stop_vm; say interrupted; exit 130' INT
-trap 'stop_vm; say terminated; exit 143' TERM
+trap 'on_signal INT 130' INT
+trap 'on_signal TERM 143' TERM
 
 # Guest paths: absolute, no "..", a trailing / means "into this directory".
 guest_path() {	# OPTION HOSTPATH GUESTPATH
@@ -188,6 +208,7 @@ install -m 0755 -- "$here/init.sh" "$root/init"
 for e in "${envs[@]}"; do v=$(sq "${e#*=}"); printf 'export %s=%s\n' "${e%%=*}" "${v# }"; done \
 	>"$root/etc/convbench/env"
 ((split_stderr)) && : >"$root/etc/convbench/split-stderr"
+((pass_signals)) && : >"$root/etc/convbench/pass-signals"
 mknod -m 600 "$root/dev/console" c 5 1 2>/dev/null || true
 
 is_dynamic() {	# FILE: an ELF file with a program interpreter
@@ -250,11 +271,13 @@ qemu_args=(-nographic -nodefaults -no-reboot -monitor none -serial stdio
 	# CPU resets and guest errors: a guest that resets itself without a
 	# word (a triple fault) leaves its trace here
 	-d cpu_reset,guest_errors -D "$out/qemu.log")
-# --split-stderr: the guest's ttyS1 carries the command's stderr; QEMU
-# writes it into a FIFO that cat empties onto our stderr as it comes
+# --split-stderr: the guest's ttyS1 carries the command's stderr out and
+# (--pass-signals) signal names in: QEMU's pipe chardev opens both FIFOs
+# read-write; cat empties ttyS1.out onto our stderr as it comes
 if ((split_stderr)); then
-	mkfifo "$tmp/stderr.fifo"
-	qemu_args+=(-serial "file:${tmp//,/,,}/stderr.fifo")
+	mkfifo "$tmp/ttyS1.in" "$tmp/ttyS1.out"
+	qemu_args+=(-chardev "pipe,id=ttyS1,path=${tmp//,/,,}/ttyS1" -serial chardev:ttyS1)
+	exec {sig_fd}<>"$tmp/ttyS1.in"
 fi
 
 mkdir -p -- "$out"
@@ -288,7 +311,7 @@ awk -W version 2>&1 | grep -q mawk && awk_opts=(-W interactive)
 t0=$(date +%s.%N)
 set +e
 if ((split_stderr)); then
-	cat "$tmp/stderr.fifo" >&2 &
+	cat "$tmp/ttyS1.out" >&2 &
 	err_pid=$!
 fi
 # The group also keeps bash's job notice (QEMU killed by a signal) in the log.
@@ -328,13 +351,15 @@ fi
 		inside = 1
 		"date +%s.%N" | getline t; printf "%.2f\n", t - t0 >mark; close(mark)
 	}' &
-wait "$!"
+# a trapped signal ends wait early: wait again while the job runs
+wait_for() { while wait "$1"; (($? > 128)) && kill -0 "$1" 2>/dev/null; do :; done; }
+wait_for "$!"
 # QEMU has closed the FIFO and cat ends with the last bytes; a QEMU that
 # never opened it leaves cat waiting in open(): a writer lets it go
 if ((split_stderr)); then
 	kill -0 "$err_pid" 2>/dev/null &&
-		timeout 2 bash -c ': >"$1"' _ "$tmp/stderr.fifo" 2>/dev/null
-	wait "$err_pid"
+		timeout 2 bash -c ': >"$1"' _ "$tmp/ttyS1.out" 2>/dev/null
+	wait_for "$err_pid"
 fi
 set -e
 qemu_rc=$(cat "$tmp/qemu.rc" 2>/dev/null || echo 255)

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ./convbench typed on the host, whose kernel lacks the series: it runs
-# itself in the project's kernel (bench/run-in-vm.sh). Two short boots:
-# a run with --trace (0.6 s per cell, progress drawn as on a terminal)
-# whose --out has a space and '=' in its name comes
-# back whole and exits 0; an injected failure's exit status 1 and its
-# message come back. Without a VM: --no-vm exits 4 here, and a missing
+# itself in the project's kernel (bench/run-in-vm.sh). Three short
+# boots: a run with --trace (0.6 s per cell, progress drawn as on a
+# terminal) whose --out has a space and '=' in its name comes back whole
+# and exits 0; an injected failure's exit status 1 and its message come
+# back; a SIGINT stops convbench in the guest, whose conversions come
+# back (exit 130). Without a VM: --no-vm exits 4 here, and a missing
 # kernel exits 4 naming the command that builds it, booting nothing.
 #
 #   tests/unit/test_convbench_vm.sh CONVBENCH
@@ -60,6 +61,7 @@ else
 	skip "a missing kernel"
 	skip "a run in the VM"
 	skip "an exit status from the VM"
+	skip "SIGINT"
 	finish
 fi
 
@@ -79,6 +81,7 @@ if ! kernel/build.sh --print > /dev/null 2>&1; then
 	why="no project kernel (make kernel)"
 	skip "a run in the VM"
 	skip "an exit status from the VM"
+	skip "SIGINT"
 	finish
 fi
 
@@ -121,5 +124,24 @@ rc=$?
 show "$tmp/err"
 [ $rc -eq 1 ] && grep -q 'conversion 3: .*injected failure' "$tmp/err"
 result $? "a failing run: exit 1 and its message on stderr ($rc)"
+
+# --- SIGINT reaches convbench in the guest, which keeps what it measured
+CONVBENCH_PROGRESS=tty "$CB" --mode=destructive --size=2M --duration=60 \
+	--rounds=1 --out="$tmp/int" > "$tmp/out" 2> "$tmp/err" &
+pid=$!
+i=0
+while [ $i -lt 120 ] && ! grep -q 'convbench: cell 1 of 1 .*[1-9][0-9]* conversions' "$tmp/err"; do
+	sleep 0.5
+	i=$((i + 1))
+done
+start=$(date +%s)
+kill -INT $pid
+wait $pid
+rc=$?
+tr '\r' '\n' < "$tmp/err" | grep -v '^.\[K' | show
+[ $rc -eq 130 ] && [ $(( $(date +%s) - start )) -lt 30 ] &&
+	grep -q '"interrupted": true' "$tmp/int/summary.json" 2>/dev/null &&
+	[ "$(wc -l < "$tmp/int/samples.csv")" -gt 1 ]
+result $? "SIGINT: convbench in the VM stops, its conversions come back, exit 130 ($rc)"
 
 finish
