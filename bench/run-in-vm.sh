@@ -34,7 +34,10 @@ while (($#)); do
 	esac
 	shift 2
 done
-(($# >= 1)) && [[ -x $1 ]] || { say "run-in-vm: expected -- CONVBENCH ARGS..."; exit 2; }
+if (($# < 1)) || [[ ! -x $1 ]]; then
+	say "run-in-vm: expected -- CONVBENCH ARGS..."
+	exit 2
+fi
 exe=$1
 shift
 
@@ -59,7 +62,7 @@ vmout=$work/vm
 
 # progress as the host's terminal wants it, not the guest's serial port
 progress=lines
-[[ -t 2 ]] && progress=tty
+[[ -t 2 ]] && progress="tty"
 # run-vm in a process group of its own (set -m): a Ctrl-C reaches this
 # script only, which passes it on once; run-vm sends it to convbench in
 # the guest, which stops within a second and writes what it measured
@@ -90,6 +93,7 @@ if [[ -n $out && -d $vmout/run ]]; then
 	fi
 fi
 if ((rc >= 124 && rc <= 126)) && [[ ! -f $vmout/.exit-status ]]; then
+	# shellcheck disable=SC2034 # read by the EXIT trap
 	keep=1
 	say "the VM failed (status $rc, kernel/vm/README.md); its console log is kept: $vmout/console.log"
 fi

@@ -176,6 +176,7 @@ stop_vm() {
 # --pass-signals: the first signal is written to the guest's ttyS1, where
 # init.sh sends it to the command (convbench then writes what it has)
 signalled=0 sig_fd=
+# shellcheck disable=SC2317 # called from the traps
 on_signal() {	# INT|TERM CODE
 	if ((pass_signals && !signalled)) && [[ -n $sig_fd ]]; then
 		signalled=1
@@ -357,6 +358,7 @@ wait_for "$!"
 # QEMU has closed the FIFO and cat ends with the last bytes; a QEMU that
 # never opened it leaves cat waiting in open(): a writer lets it go
 if ((split_stderr)); then
+	# shellcheck disable=SC2016 # $1 of the inner shell
 	kill -0 "$err_pid" 2>/dev/null &&
 		timeout 2 bash -c ': >"$1"' _ "$tmp/ttyS1.out" 2>/dev/null
 	wait_for "$err_pid"

@@ -87,7 +87,7 @@ fi
 
 # --- a run in the VM: arguments, stdout, stderr, --out, status 0
 out="$tmp/run dir=1"
-CONVBENCH_PROGRESS=tty "$CB" --mode=destructive,inplace --size 4K --duration=0.6 --rounds=1 \
+CONVBENCH_PROGRESS="tty" "$CB" --mode=destructive,inplace --size 4K --duration=0.6 --rounds=1 \
 	--order-seed=77 --trace --out "$out" > "$tmp/out" 2> "$tmp/err"
 rc=$?
 tr '\r' '\n' < "$tmp/err" | grep -v '^.\[K' | show
@@ -110,7 +110,7 @@ tr '\r' '\n' < "$tmp/err" | awk -v e="$(printf '\033[K')" '
 result $? "progress on stderr from the VM: cell k of N, conversions, rate, time left"
 for f in summary.json samples.csv hist.csv histograms.txt trace.csv; do
 	[ -s "$out/$f" ] || { echo "# missing: $out/$f"; false; }
-done && [ -z "$(ls -A "$out" | grep '^\.')" ]
+done && [ -z "$(find "$out" -name '.*' ! -path "$out")" ]
 result $? "--out comes back whole (summary, samples, histograms, trace), no temporary files"
 grep -q '"--order-seed=77"' "$out/summary.json" &&
 	grep -q '"--no-vm"' "$out/summary.json" &&
@@ -126,7 +126,7 @@ show "$tmp/err"
 result $? "a failing run: exit 1 and its message on stderr ($rc)"
 
 # --- SIGINT reaches convbench in the guest, which keeps what it measured
-CONVBENCH_PROGRESS=tty "$CB" --mode=destructive --size=2M --duration=60 \
+CONVBENCH_PROGRESS="tty" "$CB" --mode=destructive --size=2M --duration=60 \
 	--rounds=1 --out="$tmp/int" > "$tmp/out" 2> "$tmp/err" &
 pid=$!
 i=0
