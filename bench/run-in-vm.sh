@@ -53,7 +53,9 @@ if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
 fi
 release=$(cat "$kdir/../build/include/config/kernel.release" 2>/dev/null || echo 6.1)
 accel=$("$top/kernel/vm/run-vm.sh" --which-accel) || exit 4
-say "${why% (*} (host kernel $(uname -r)): running in the project's kernel $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
+kname=kernel
+[[ $flavour == main ]] || kname="$flavour kernel"
+say "${why% (*} (host kernel $(uname -r)): running in the project's $kname $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
 keep=0
