@@ -43,19 +43,24 @@ shift
 
 flavour=${FLAVOUR:-main}
 if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
-	build="make kernel"
-	[[ $flavour == main ]] || build="make kernel FLAVOUR=$flavour"
-	say "${why% (*} (host kernel $(uname -r)),"
+	# cold build times on 2 cores (kernel/build.sh)
+	case $flavour in
+	main) build="make kernel" eta="about 6 minutes" ;;
+	debug) build="make kernel-debug" eta="about 10 minutes" ;;
+	gmem) build="make kernel-gmem" eta="about 11 minutes" ;;
+	*) build="make kernel FLAVOUR=$flavour" eta="minutes" ;;
+	esac
+	say "${why%% (*} (host kernel $(uname -r)),"
 	say "and the project's $flavour kernel is not built: '$build' in $top builds"
-	say "it once (about 5 minutes on 2 cores from linux-source-6.1, a minute"
-	say "or two with a warm ccache; cached outside the tree), then run this again"
+	say "it once ($eta on 2 cores, a minute or two with a warm ccache; cached"
+	say "outside the tree), then run this again"
 	exit 4
 fi
 release=$(cat "$kdir/../build/include/config/kernel.release" 2>/dev/null || echo 6.1)
 accel=$("$top/kernel/vm/run-vm.sh" --which-accel) || exit 4
 kname=kernel
 [[ $flavour == main ]] || kname="$flavour kernel"
-say "${why% (*} (host kernel $(uname -r)): running in the project's $kname $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
+say "${why%% (*} (host kernel $(uname -r)): running in the project's $kname $release under QEMU ($accel, $cpus CPUs, $mem MB); --no-vm to run here"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/convbench-vm.XXXXXX")
 keep=0

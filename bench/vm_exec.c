@@ -34,12 +34,45 @@ static bool in_project_vm(void)
 	return strstr(line, "convbench.accel=") != NULL;
 }
 
+static bool wants_v5(const struct env *env)
+{
+	return env->modes[MODE_DESTRUCTIVE] || env->modes[MODE_INPLACE];
+}
+
 bool vm_exec_wanted(const struct env *env, char *why, size_t len)
 {
-	if (env->no_vm || env->merge || env->clock_mark)
+	if (env->no_vm || env->merge || env->clock_mark || in_project_vm())
 		return false;
-	return mode_supported(MODE_DESTRUCTIVE, why, len) != 0 &&
-	       !in_project_vm();
+	/* a mode this kernel runs: run here, as always */
+	if (wants_v5(env) &&
+	    !mode_supported(MODE_DESTRUCTIVE, env->trigger, why, len))
+		return false;
+	if (env->modes[MODE_GMEM] &&
+	    !mode_supported(MODE_GMEM, env->trigger, why, len))
+		return false;
+	return true;
+}
+
+/*
+ * FLAVOUR for run-in-vm.sh: the v5 modes run in the 6.1 kernel (main, or
+ * its debug build), gmem in the 6.12 one; one VM cannot run both
+ */
+static int pick_kernel(const struct env *env)
+{
+	const char *f = getenv("FLAVOUR");
+	bool gmem_kernel = f && !strcmp(f, "gmem");
+
+	if (wants_v5(env) && env->modes[MODE_GMEM]) {
+		fprintf(stderr, "convbench: --mode: destructive and inplace run in the 6.1 kernel, gmem in the 6.12 one: ask for them in two runs (make bench runs both kernels and compares them)\n");
+		return 2;
+	}
+	if (env->modes[MODE_GMEM])
+		return setenv("FLAVOUR", "gmem", 1) ? 1 : 0;
+	if (gmem_kernel) {
+		fprintf(stderr, "convbench: FLAVOUR=gmem is the 6.12 kernel, which runs --mode=gmem only\n");
+		return 2;
+	}
+	return 0;
 }
 
 /* the tree this binary was built in: <top>/build/bench/convbench */
@@ -108,6 +141,9 @@ int vm_exec(const struct env *env, const char *why)
 			why, exe, strerror(-r));
 		return 4;
 	}
+	r = pick_kernel(env);
+	if (r)
+		return r;
 	/* claim --out here, as a run on this kernel would, before booting */
 	if (env->out_dir) {
 		r = report_claim_dir(env->out_dir);

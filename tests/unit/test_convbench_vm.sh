@@ -7,7 +7,8 @@
 # terminal) whose --out has a space and '=' in its name comes back whole
 # and exits 0; an injected failure's exit status 1 and its message come
 # back; a SIGINT stops convbench in the guest, whose conversions come
-# back (exit 130). Without a VM: --no-vm exits 4 here, and a missing
+# back (exit 130); --mode=gmem runs in the 6.12 kernel (a fourth boot,
+# when that kernel is built), and with a v5 mode is refused. Without a VM: --no-vm exits 4 here, and a missing
 # kernel exits 4 naming the command that builds it, booting nothing.
 #
 #   tests/unit/test_convbench_vm.sh CONVBENCH
@@ -62,6 +63,8 @@ else
 	skip "a run in the VM"
 	skip "an exit status from the VM"
 	skip "SIGINT"
+	skip "--mode=destructive,gmem"
+	skip "--mode=gmem in the 6.12 kernel"
 	finish
 fi
 
@@ -82,6 +85,8 @@ if ! kernel/build.sh --print > /dev/null 2>&1; then
 	skip "a run in the VM"
 	skip "an exit status from the VM"
 	skip "SIGINT"
+	skip "--mode=destructive,gmem"
+	skip "--mode=gmem in the 6.12 kernel"
 	finish
 fi
 
@@ -143,5 +148,25 @@ tr '\r' '\n' < "$tmp/err" | grep -v '^.\[K' | show
 	grep -q '"interrupted": true' "$tmp/int/summary.json" 2>/dev/null &&
 	[ "$(wc -l < "$tmp/int/samples.csv")" -gt 1 ]
 result $? "SIGINT: convbench in the VM stops, its conversions come back, exit 130 ($rc)"
+
+# --- gmem runs in the other kernel (6.12): one VM cannot run both
+"$CB" --mode=destructive,gmem --iterations=5 > "$tmp/out" 2> "$tmp/err"
+rc=$?
+show "$tmp/err"
+[ $rc -eq 2 ] && grep -q '^convbench: --mode: .*6.1 kernel, gmem in the 6.12 one' "$tmp/err"
+result $? "--mode=destructive,gmem: exit 2, each kernel named, no VM ($rc)"
+if FLAVOUR=gmem kernel/build.sh --print > /dev/null 2>&1; then
+	"$CB" --mode=gmem --iterations=5 --rounds=1 --out="$tmp/gmem" \
+		> "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	show "$tmp/err"
+	[ $rc -eq 0 ] && grep -q "running in the project's gmem kernel 6\.12" "$tmp/err" &&
+		grep -q '^  gmem  *4K   to-shared  n 5 in 1 round' "$tmp/out" &&
+		[ -s "$tmp/gmem/summary.json" ]
+	result $? "--mode=gmem runs in the 6.12 kernel, --out comes back ($rc)"
+else
+	why="no gmem kernel (make kernel-gmem)"
+	skip "--mode=gmem in the 6.12 kernel"
+fi
 
 finish
