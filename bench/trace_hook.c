@@ -37,7 +37,6 @@ int trace_hook_open(struct trace_hook *h, enum trace_set set, bool counters,
 		return 4;
 	}
 	conv_trace_name_context(h->t, 0, "outside cells");
-	conv_trace_print_missing(h->t, stderr, "convbench: --trace: ");
 	return 0;
 }
 

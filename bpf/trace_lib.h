@@ -147,9 +147,14 @@ int conv_trace_counter(struct conv_trace *t, unsigned int ctx, unsigned int c,
 
 /* summary table, then funclatency-style histograms, then missing probes */
 int conv_trace_print(struct conv_trace *t, FILE *f);
-/* "PREFIXnot traced: NAME NAME... [REASON]" lines, grouped by reason */
-void conv_trace_print_missing(struct conv_trace *t, FILE *f,
-			      const char *prefix);
+/*
+ * "PREFIXnot traced: NAME NAME... [REASON]" lines, grouped by reason;
+ * without absent_too, not for functions this kernel lacks (the default
+ * set names both kernels' functions: the other's are absent by design).
+ * Returns how many probes it left out.
+ */
+int conv_trace_print_missing(struct conv_trace *t, FILE *f, bool absent_too,
+			     const char *prefix);
 /*
  * CSV, one line per non-empty bucket:
  *   probe,attach,context,context_name,count,sum_ns,lo_ns,hi_ns,n
