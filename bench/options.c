@@ -181,8 +181,14 @@ static uint64_t random_seed(void)
 {
 	uint64_t s = 0;
 
-	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s))
-		s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	/* a kernel just booted may have no entropy yet: the clock then */
+	if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != sizeof(s)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		s = ((uint64_t)time(NULL) << 20) ^ (uint64_t)t.tv_nsec ^
+		    ((uint64_t)getpid() << 40);
+	}
 	/* JSON readers keep 53 bits of a number exactly: stay below */
 	return s >> 11;
 }

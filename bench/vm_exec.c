@@ -126,7 +126,7 @@ static uint32_t vm_mem_mb(const struct env *env)
 int vm_exec(const struct env *env, const char *why)
 {
 	char exe[PATH_MAX], script[PATH_MAX], out[PATH_MAX] = "";
-	char cpus[16], mem[16], timeout[16];
+	char cpus[16], mem[16], timeout[16], seed[40];
 	const char **argv;
 	int i, n = 0, r, skip;
 
@@ -187,6 +187,13 @@ int vm_exec(const struct env *env, const char *why)
 	}
 	/* inside, never again (a VM whose KVM fails must not recurse) */
 	argv[n++] = "--no-vm";
+	/*
+	 * the shuffle's seed drawn here (or the one given): a guest just
+	 * booted has no entropy for getrandom() yet
+	 */
+	snprintf(seed, sizeof(seed), "--order-seed=%llu",
+		 (unsigned long long)env->order_seed);
+	argv[n++] = seed;
 	if (out[0])
 		argv[n++] = "--out=" GUEST_OUT;
 	argv[n] = NULL;
