@@ -13,7 +13,8 @@
 #
 # convbench has checked the arguments and claimed HOSTDIR (empty);
 # ARGS carry --no-vm and --out=/out/run for the guest. Environment:
-# FLAVOUR (main or debug kernel), CONVBENCH_CACHE, CONVBENCH_ACCEL.
+# FLAVOUR (main, debug or gmem: convbench sets gmem for --mode=gmem),
+# CONVBENCH_CACHE, CONVBENCH_ACCEL, CONVBENCH_PROGRESS.
 # Exit: convbench's status; 4 no kernel; 124 hung, 125 panic, 126 the
 # VM gave no status (kernel/vm/README.md), the VM's folder kept.
 set -euo pipefail
