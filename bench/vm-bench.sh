@@ -80,7 +80,9 @@ if [ "$hf" = 1 ] && command -v hyperfine >/dev/null 2>&1; then
 		"$@" >/out/hyperfine.txt 2>&1 ||
 		echo "bench: a convbench run under hyperfine failed (the measured runs above stand): $(tail -n 3 /out/hyperfine-stderr.txt)" |
 		tee -a /out/hyperfine.txt
-	tail -n 6 /out/hyperfine.txt
+	# the times only: hyperfine's advice (outliers, a quiet PC) is
+	# routine under TCG and stays in hyperfine.txt with the rest
+	grep -E '^(Benchmark|  Time|  Range)' /out/hyperfine.txt
 fi
 
 convbench --clock-mark=end || status=1
