@@ -29,6 +29,7 @@
 
 #include "csvr.h"
 #include "report.h"
+#include "threeway.h"
 #include "units.h"
 
 static FILE *open_in(const char *dir, const char *name)
@@ -44,7 +45,8 @@ static double us_of(const struct jv *obj, const char *key)
 	return jv_num(jv_get(obj, key), NAN) / 1000;
 }
 
-static void write_meta(const struct run *r, const char *dir)
+static void write_meta(const struct run *r, const struct run *g,
+		       const char *dir)
 {
 	const char *accel = run_prov(r, "accel", "");
 	FILE *f = open_in(dir, "meta");
@@ -62,9 +64,10 @@ static void write_meta(const struct run *r, const char *dir)
 	fprintf(f, "\nsizelabels=");
 	for (i = 0; i < r->nsizes; i++)
 		fprintf(f, "%s ", size_str(r->sizes[i], sz, sizeof(sz)));
-	fprintf(f, "\ndirs=to-shared to-private \nmodes=%s%s\ntrace=%d\n",
+	fprintf(f, "\ndirs=to-shared to-private \nmodes=%s%s%s\ntrace=%d\n",
 		r->has_mode[RUN_DESTRUCTIVE] ? "destructive " : "",
 		r->has_mode[RUN_INPLACE] ? "inplace " : "",
+		g && g->has_mode[RUN_GMEM] ? "gmem " : "",
 		jv_get(r->sum, "trace") != NULL);
 	/* every plot's title says where its timings come from */
 	fprintf(f, "accel_note=%s\n", !strcasecmp(accel, "tcg") ?
@@ -73,10 +76,11 @@ static void write_meta(const struct run *r, const char *dir)
 	fclose(f);
 }
 
-static void stats_row(FILE *f, const struct run *r, enum run_mode m,
-		      uint64_t size, enum run_dir d)
+static void stats_row(FILE *f, const struct run *r, const struct run *g,
+		      enum run_mode m, uint64_t size, enum run_dir d)
 {
-	const struct jv *tot = jv_get(run_cell(r, m, size, d), "total_ns");
+	const struct jv *tot = jv_get(run_cell_of(r, g, m, size, d),
+				      "total_ns");
 	char sz[32];
 
 	if (!tot)
@@ -87,7 +91,8 @@ static void stats_row(FILE *f, const struct run *r, enum run_mode m,
 		us_of(tot, "p90"), us_of(tot, "p99"));
 }
 
-static void write_stats(const struct run *r, const char *dir)
+static void write_stats(const struct run *r, const struct run *g,
+			const char *dir)
 {
 	static const char head[] = "# mode size_bytes size dir n p50_us p90_us p99_us\n";
 	FILE *all = open_in(dir, "stats.dat"), *f;
@@ -101,14 +106,15 @@ static void write_stats(const struct run *r, const char *dir)
 		for (d = 0; d < RUN_NR_DIRS; d++) {
 			snprintf(name, sizeof(name), "stats-%s-%s.dat",
 				 run_mode_name[m], run_dir_name[d]);
-			f = r->has_mode[m] ? open_in(dir, name) : NULL;
+			f = (m == RUN_GMEM ? g && g->has_mode[m] :
+			     r->has_mode[m]) ? open_in(dir, name) : NULL;
 			if (f)
 				fputs(head, f);
 			for (i = 0; i < r->nsizes; i++) {
 				if (all)
-					stats_row(all, r, m, r->sizes[i], d);
+					stats_row(all, r, g, m, r->sizes[i], d);
 				if (f)
-					stats_row(f, r, m, r->sizes[i], d);
+					stats_row(f, r, g, m, r->sizes[i], d);
 			}
 			if (f)
 				fclose(f);
@@ -255,7 +261,10 @@ static const char *num(double v, char *buf)
 
 static void write_ratios(const struct run *r, const char *dir)
 {
-	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p90 p90_lo p90_hi\n";
+	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p90 p90_lo p90_hi "
+		"gmde_p50 gmde_lo gmde_hi ingm_p50 ingm_lo ingm_hi (in/de, then gmem/destructive, inplace/gmem)\n";
+	static const char *const against[] = { "gmem_over_destructive",
+					       "inplace_over_gmem" };
 	FILE *all = open_in(dir, "ratio.dat"), *f[RUN_NR_DIRS];
 	char name[64], sz[32];
 	size_t i;
@@ -272,7 +281,7 @@ static void write_ratios(const struct run *r, const char *dir)
 	for (i = 0; i < r->nsizes; i++)
 		for (d = 0; d < RUN_NR_DIRS; d++) {
 			const struct jv *q = run_ratio(r, r->sizes[i], d);
-			char line[256], *w = line, a[32];
+			char line[512], *w = line, a[32];
 
 			if (!q)
 				continue;
@@ -283,6 +292,19 @@ static void write_ratios(const struct run *r, const char *dir)
 			/* p50 and p90: p99 ratios are mostly withheld */
 			for (p = 0; p < 2; p++) {
 				const struct jv *x = jv_get(q, run_pct_name[p]);
+				bool shown = jv_bool(jv_get(x, "shown"), false);
+
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ratio"), NAN) : NAN, a));
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ci95_lo"), NAN) : NAN, a));
+				w += sprintf(w, " %s", num(shown ?
+					jv_num(jv_get(x, "ci95_hi"), NAN) : NAN, a));
+			}
+			/* the medians against gmem, NaN in a run without it */
+			for (p = 0; p < 2; p++) {
+				const struct jv *x = jv_get(run_gmem_ratio(r,
+					against[p], r->sizes[i], d), "p50");
 				bool shown = jv_bool(jv_get(x, "shown"), false);
 
 				w += sprintf(w, " %s", num(shown ?
@@ -383,6 +405,10 @@ static void write_trace(const struct run *r, const char *dir)
 int plot_data(const struct run *r)
 {
 	char plots[2048], tmp[2200], out[2200], old[2300];
+	struct run gmem;
+	bool have_g = !threeway_load(&gmem, r->dir);
+	const struct run *g = have_g ? &gmem : NULL;
+	int ret = 0;
 
 	snprintf(plots, sizeof(plots), "%s/plots", r->dir);
 	snprintf(out, sizeof(out), "%s/data", plots);
@@ -390,24 +416,32 @@ int plot_data(const struct run *r)
 	snprintf(old, sizeof(old), "%s.old", out);
 	if ((mkdir(plots, 0755) && errno != EEXIST) || !mkdtemp(tmp)) {
 		fprintf(stderr, "convreport: %s: %s\n", plots, strerror(errno));
-		return -errno;
+		ret = -errno;
+		goto out;
 	}
 	chmod(tmp, 0755);
-	write_meta(r, tmp);
-	write_stats(r, tmp);
+	write_meta(r, g, tmp);
+	write_stats(r, g, tmp);
 	write_hists(r, tmp);
 	write_cdfs(r, tmp);
+	/* gmem's distributions from its own run (the file names say gmem) */
+	if (g) {
+		write_hists(g, tmp);
+		write_cdfs(g, tmp);
+	}
 	write_phases(r, tmp);
 	write_ratios(r, tmp);
 	write_trace(r, tmp);
 	/* swap the folder in whole */
 	if (!access(out, F_OK) && rename(out, old)) {
 		fprintf(stderr, "convreport: %s: %s\n", out, strerror(errno));
-		return -errno;
+		ret = -errno;
+		goto out;
 	}
 	if (rename(tmp, out)) {
 		fprintf(stderr, "convreport: %s: %s\n", out, strerror(errno));
-		return -errno;
+		ret = -errno;
+		goto out;
 	}
 	if (!access(old, F_OK)) {
 		char cmd[4400];
@@ -416,5 +450,8 @@ int plot_data(const struct run *r)
 		if (system(cmd))
 			fprintf(stderr, "convreport: could not remove %s\n", old);
 	}
-	return 0;
+out:
+	if (have_g)
+		threeway_free(&gmem);
+	return ret;
 }

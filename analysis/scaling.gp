@@ -4,7 +4,9 @@
 # conversion against size (log-log) for both modes, one column per
 # direction; below, the ratio inplace / destructive of the medians and of
 # the p90s with their 95% CIs over rounds (summary.json's; a p90 ratio
-# it withholds is not drawn), on a log axis centred on 1 (half and
+# it withholds is not drawn), or with a gmem column (a make bench run's
+# gmem/) the medians' ratios inplace/destructive, gmem/destructive and
+# inplace/gmem, on a log axis centred on 1 (half and
 # double equally far from it). A ratio below 1: inplace is faster. The
 # keys sit outside the plots.
 #
@@ -54,6 +56,8 @@ key_bottom = "set key at screen 0.5, screen 18.0 / h center bottom horizontal ma
 ratio_tics(f) = f <= 2.6 ? "(0.4, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 2.5)" : tics125w
 
 colw = 0.92 / ndir
+# a make bench run with its gmem/ column: the ratios against gmem too
+three = words(modes) == 3
 do for [o = 1:2] {
 	eval out_cmd(o, "scaling", w, h)
 	set multiplot title "Latency per conversion against size, ".modes_title."\n".setup font ",12"
@@ -73,7 +77,7 @@ do for [o = 1:2] {
 		set ylabel "latency per conversion (us, log)"
 		eval "set xtics ".xt_blank
 		unset xlabel
-		r = range_of("'".rows("destructive", d)."' '".rows("inplace", d)."'", 6, 8)
+		r = range_of("'".rows("destructive", d)."' '".rows("inplace", d)."' '".rows("gmem", d)."'", 6, 8)
 		if (word(r, 2) + 0 > 0) {
 			set yrange [word(r, 1) / 1.5 : word(r, 2) * 1.5]
 		} else {
@@ -102,21 +106,32 @@ do for [o = 1:2] {
 		set format x "%g"
 		eval "set xtics ".xt
 		set xlabel "size converted (bytes, log scale)"
-		set ylabel "inplace / destructive"
+		set ylabel three ? "ratio of medians, 95% CI" : "inplace / destructive"
 		if (fexists(rrows(d))) {
-			r = range_of("'".rrows(d)."'", 4, 9)
+			r = range_of("'".rrows(d)."'", 4, three ? 15 : 9)
 			lo = word(r, 1) + 0
 			hi = word(r, 2) + 0
 			f = (lo > 0 && 1 / lo > hi) ? 1 / lo : hi
 			f = (f < 1.1 ? 1.1 : f) * 1.15
 			set yrange [1 / f : f]
 			eval "set ytics ".ratio_tics(f)
-			set label 2 "below 1: inplace faster" at graph 0.98, first 1 right offset 0, -0.8 tc rgb "#666666" font ",8"
-			plot 1 with lines lc rgb "#888888" dt 3 notitle, \
-			     rrows(d) using 1:4:5:6 with yerrorbars lw 1.5 pt 7 lc rgb "black" title "median ratio, 95% CI", \
-			     '' using ($1 * 1.12):7:8:9 with yerrorbars lw 1.5 pt 6 lc rgb "#777777" title "p90 ratio, 95% CI", \
-			     '' using 1:4 with lines lc rgb "black" notitle, \
-			     '' using ($1 * 1.12):7 with lines dt 2 lc rgb "#777777" notitle
+			set label 2 three ? "below 1: the first named faster" : "below 1: inplace faster" at graph 0.98, first 1 right offset 0, -0.8 tc rgb "#666666" font ",8"
+			if (three) {
+				# the three medians' ratios, each with its CI
+				plot 1 with lines lc rgb "#888888" dt 3 notitle, \
+				     rrows(d) using 1:4:5:6 with yerrorbars lw 1.5 pt 7 lc rgb "black" title "inplace/destructive", \
+				     '' using ($1 * 1.12):10:11:12 with yerrorbars lw 1.5 pt 5 lc rgb c_gmem title "gmem/destructive", \
+				     '' using ($1 / 1.12):13:14:15 with yerrorbars lw 1.5 pt 9 lc rgb c_inplace title "inplace/gmem", \
+				     '' using 1:4 with lines lc rgb "black" notitle, \
+				     '' using ($1 * 1.12):10 with lines lc rgb c_gmem notitle, \
+				     '' using ($1 / 1.12):13 with lines dt 2 lc rgb c_inplace notitle
+			} else {
+				plot 1 with lines lc rgb "#888888" dt 3 notitle, \
+				     rrows(d) using 1:4:5:6 with yerrorbars lw 1.5 pt 7 lc rgb "black" title "median ratio, 95% CI", \
+				     '' using ($1 * 1.12):7:8:9 with yerrorbars lw 1.5 pt 6 lc rgb "#777777" title "p90 ratio, 95% CI", \
+				     '' using 1:4 with lines lc rgb "black" notitle, \
+				     '' using ($1 * 1.12):7 with lines dt 2 lc rgb "#777777" notitle
+			}
 			unset label 2
 		} else {
 			set yrange [0.5:2]

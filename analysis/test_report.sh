@@ -257,7 +257,7 @@ d=$run/plots/data
 [ "$(grep -vc '^#' "$d/stats.dat")" -eq 8 ] &&
 	awk -v p="$p50" '$1 == "destructive" && $3 == "4K" && $4 == "to-shared" { exit !($6 == p / 1000) }' "$d/stats.dat"
 result $? "--plot-data: stats.dat has the 8 cells, p50 from summary.json"
-grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* 0\.[0-9]* NaN NaN NaN$' "$d/ratio.dat" && [ -s "$d/cdf-inplace-2097152-to-private.dat" ] &&
+grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* 0\.[0-9]* NaN NaN NaN NaN NaN NaN NaN NaN NaN$' "$d/ratio.dat" && [ -s "$d/cdf-inplace-2097152-to-private.dat" ] &&
 	[ -s "$d/hist-destructive-4096-to-shared.dat" ] && [ -s "$d/phases-4096.dat" ] &&
 	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
 result $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
@@ -410,6 +410,23 @@ grep -q '^Kernel functions: v5 (6.1) and their 6.12 counterparts$' "$rep3" &&
 	grep -A 6 '^shmem_fallocate (v5)$' "$rep3" | grep -qE '^  4K +1.67 x 9.000 +1.67 x 9.000 +1 x 9.000$' &&
 	grep -A 4 '^kvm_faultin_pfn_private (v5)$' "$rep3" | grep -qE '^  4K +not traced +not traced +not traced$'
 result $? "the v5 functions next to their 6.12 counterparts, per conversion"
+# the plots' tables: gmem's lines and the ratios against it
+"$CR" --plot-data "$run3"
+d3=$run3/plots/data
+grep -q '^modes=destructive inplace gmem $' "$d3/meta" &&
+	[ "$(grep -c '^gmem ' "$d3/stats-gmem-to-shared.dat")" -eq 2 ] &&
+	[ "$(grep -c '^gmem ' "$d3/stats.dat")" -eq 4 ] &&
+	[ -s "$d3/cdf-gmem-2097152-to-private.dat" ] &&
+	[ -s "$d3/hist-gmem-4096-to-shared.dat" ] &&
+	awk '!/^#/ { n++; if (!($10 > 1.3 && $10 < 1.5 && $11 <= $10 && $10 <= $12 &&
+		$13 > 0.45 && $13 < 0.55 && $14 < $13 && $13 < $15)) bad++ }
+		END { exit !(n == 4 && !bad) }' "$d3/ratio.dat"
+result $? "--plot-data of a three-way run: gmem's rows, gm/de (1.4) and in/gm (0.5) with their CIs"
+if command -v gnuplot > /dev/null; then
+	gnuplot -c "$HERE/scaling.gp" "$run3" > "$tmp/gp3.out" 2>&1 &&
+		[ -s "$run3/plots/scaling.png" ] && ! grep -qi 'warning\|error' "$tmp/gp3.out"
+	result $? "the scaling plot of a three-way run draws without a gnuplot complaint"
+fi
 long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep3")
 result "$long" "the three-way report: every line at most 72 columns ($long longer)"
 "$CB" --gmem-run="$run3/gmem" --out="$tmp/m4" > /dev/null 2> "$tmp/err"
