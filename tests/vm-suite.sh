@@ -21,7 +21,7 @@ kernel=$(FLAVOUR=$flavour kernel/build.sh --print) ||
 extra=()
 timeout=${VM_TIMEOUT:-900}
 case $flavour in
-debug) extra=(--cmdline numa=fake=2 --mem 3072 --cpus 4); timeout=${VM_TIMEOUT:-1800} ;;
+debug) extra=(--cmdline numa=fake=2 --mem 3072); timeout=${VM_TIMEOUT:-1800} ;;
 esac
 mkdir -p build/test-vm
 out=$(mktemp -d "build/test-vm/$(date +%Y%m%d-%H%M%S)-$flavour-XXXX")
