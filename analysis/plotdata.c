@@ -259,6 +259,20 @@ static const char *num(double v, char *buf)
 	return buf;
 }
 
+/* " ratio lo hi" of a summary.json percentile ratio, NaN if withheld */
+static char *put_ratio(char *w, const struct jv *x)
+{
+	bool shown = jv_bool(jv_get(x, "shown"), false);
+	static const char *const key[] = { "ratio", "ci95_lo", "ci95_hi" };
+	char a[32];
+	int k;
+
+	for (k = 0; k < 3; k++)
+		w += sprintf(w, " %s", num(shown ?
+			jv_num(jv_get(x, key[k]), NAN) : NAN, a));
+	return w;
+}
+
 static void write_ratios(const struct run *r, const char *dir)
 {
 	static const char head[] = "# size_bytes size dir p50 p50_lo p50_hi p90 p90_lo p90_hi "
@@ -281,7 +295,7 @@ static void write_ratios(const struct run *r, const char *dir)
 	for (i = 0; i < r->nsizes; i++)
 		for (d = 0; d < RUN_NR_DIRS; d++) {
 			const struct jv *q = run_ratio(r, r->sizes[i], d);
-			char line[512], *w = line, a[32];
+			char line[512], *w = line;
 
 			if (!q)
 				continue;
@@ -290,30 +304,12 @@ static void write_ratios(const struct run *r, const char *dir)
 				     size_str(r->sizes[i], sz, sizeof(sz)),
 				     run_dir_name[d]);
 			/* p50 and p90: p99 ratios are mostly withheld */
-			for (p = 0; p < 2; p++) {
-				const struct jv *x = jv_get(q, run_pct_name[p]);
-				bool shown = jv_bool(jv_get(x, "shown"), false);
-
-				w += sprintf(w, " %s", num(shown ?
-					jv_num(jv_get(x, "ratio"), NAN) : NAN, a));
-				w += sprintf(w, " %s", num(shown ?
-					jv_num(jv_get(x, "ci95_lo"), NAN) : NAN, a));
-				w += sprintf(w, " %s", num(shown ?
-					jv_num(jv_get(x, "ci95_hi"), NAN) : NAN, a));
-			}
+			for (p = 0; p < 2; p++)
+				w = put_ratio(w, jv_get(q, run_pct_name[p]));
 			/* the medians against gmem, NaN in a run without it */
-			for (p = 0; p < 2; p++) {
-				const struct jv *x = jv_get(run_gmem_ratio(r,
-					against[p], r->sizes[i], d), "p50");
-				bool shown = jv_bool(jv_get(x, "shown"), false);
-
-				w += sprintf(w, " %s", num(shown ?
-					jv_num(jv_get(x, "ratio"), NAN) : NAN, a));
-				w += sprintf(w, " %s", num(shown ?
-					jv_num(jv_get(x, "ci95_lo"), NAN) : NAN, a));
-				w += sprintf(w, " %s", num(shown ?
-					jv_num(jv_get(x, "ci95_hi"), NAN) : NAN, a));
-			}
+			for (p = 0; p < 2; p++)
+				w = put_ratio(w, jv_get(run_gmem_ratio(r,
+					against[p], r->sizes[i], d), "p50"));
 			if (all)
 				fprintf(all, "%s\n", line);
 			if (f[d])
