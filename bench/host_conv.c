@@ -23,12 +23,6 @@
 #include "host_gmem.h"
 #include "inplace.h"
 
-static int why(struct conv_ctx *c, int err, const char *what)
-{
-	snprintf(c->detail, sizeof(c->detail), " (%s)", what);
-	return err;
-}
-
 /*
  * The shared part, 2M aligned: anonymous memory (destructive) or the
  * private fd itself (in place: the shared page is the private page).
@@ -71,28 +65,28 @@ int host_conv_init(struct conv_ctx *c, struct kvm_vm *vm, uint32_t slot,
 
 	if (c->mode == MODE_GMEM) {
 		r = map_shared(c);
-		return r ? why(c, r, "mmap of the shared part") :
+		return r ? conv_why(c, r, "mmap of the shared part") :
 			   host_gmem_init(c, slot, stride);
 	}
 	c->fd = memfd_inaccessible_create("convbench-private", slot_size);
 	if (c->fd < 0)
-		return why(c, c->fd, "memfd_create(MFD_INACCESSIBLE)");
+		return conv_why(c, c->fd, "memfd_create(MFD_INACCESSIBLE)");
 	r = map_shared(c);
 	if (r)
-		return why(c, r, "mmap of the shared part");
+		return conv_why(c, r, "mmap of the shared part");
 	r = __vm_set_private_memory_region(vm, slot, KVM_MEM_PRIVATE, gpa,
 					   slot_size, c->shared, c->fd, 0);
 	if (r)
-		return why(c, r, "KVM_SET_USER_MEMORY_REGION with KVM_MEM_PRIVATE");
+		return conv_why(c, r, "KVM_SET_USER_MEMORY_REGION with KVM_MEM_PRIVATE");
 
 	/* every range starts private, allocated in the fd */
 	for (off = 0; off < slot_size; off += stride) {
 		r = __vm_set_sw_private(vm, gpa + off, c->size, true);
 		if (r)
-			return why(c, r, "KVM_SET_SW_PRIVATE_RANGE");
+			return conv_why(c, r, "KVM_SET_SW_PRIVATE_RANGE");
 		r = __private_fallocate(c->fd, off, c->size);
 		if (r)
-			return why(c, r, "fallocate of the private fd");
+			return conv_why(c, r, "fallocate of the private fd");
 	}
 	return 0;
 }
@@ -115,7 +109,7 @@ int host_conv_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 		return host_gmem_flip(c, gpa, to_private);
 	r = __vm_set_sw_private(c->vm, gpa, c->size, to_private);
 
-	return r ? why(c, r, "KVM_SET_SW_PRIVATE_RANGE") : 0;
+	return r ? conv_why(c, r, "KVM_SET_SW_PRIVATE_RANGE") : 0;
 }
 
 /* punches of one conversion before EAGAIN counts as a failure */
@@ -140,13 +134,13 @@ static int destructive(struct conv_ctx *c, uint64_t off, uint64_t len,
 				break;
 		}
 		ph->mem = rdtsc() - t0;
-		return r ? why(c, r, "fallocate(PUNCH_HOLE) on the private fd") : 0;
+		return r ? conv_why(c, r, "fallocate(PUNCH_HOLE) on the private fd") : 0;
 	}
 	r = __private_fallocate(c->fd, off, len);
 	t1 = rdtsc();
 	ph->mem = t1 - t0;
 	if (r)
-		return why(c, r, "fallocate on the private fd");
+		return conv_why(c, r, "fallocate on the private fd");
 	/*
 	 * The shared page is stale now: give it back. With THP a 4K
 	 * fallocate (an implicit conversion's fault) allocates the whole 2M
@@ -161,7 +155,7 @@ static int destructive(struct conv_ctx *c, uint64_t off, uint64_t len,
 	}
 	r = madvise(c->shared + off, len, MADV_DONTNEED) ? -errno : 0;
 	ph->release = rdtsc() - t1;
-	return r ? why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
+	return r ? conv_why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
 }
 
 static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
@@ -178,7 +172,7 @@ static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
 			 " (MEMFD_IOC_CONVERT_RANGE: page at offset %#llx is pinned)",
 			 (unsigned long long)busy);
 	else if (r)
-		why(c, r, "MEMFD_IOC_CONVERT_RANGE");
+		conv_why(c, r, "MEMFD_IOC_CONVERT_RANGE");
 	return r;
 }
 
@@ -191,7 +185,7 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 
 	c->detail[0] = 0;
 	if (gpa < c->gpa || off + len > c->slot_size || !len)
-		return why(c, -EINVAL, "range outside the private slot");
+		return conv_why(c, -EINVAL, "range outside the private slot");
 	if (c->mode == MODE_GMEM)	/* its record is always the handler's */
 		return host_gmem_convert(c, off, len, to_private, ph);
 	if (with_record) {
@@ -199,7 +193,7 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 		r = __vm_set_sw_private(c->vm, gpa, len, to_private);
 		ph->record = rdtsc() - t0;
 		if (r)
-			return why(c, r, "KVM_SET_SW_PRIVATE_RANGE");
+			return conv_why(c, r, "KVM_SET_SW_PRIVATE_RANGE");
 	}
 	if (c->mode == MODE_INPLACE)
 		return in_place(c, off, len, to_private, ph);

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "kvm_util.h"
 #include "workload.h"
@@ -48,6 +49,13 @@ struct conv_ctx {
 	size_t map_size;
 	char detail[256];	/* why the last operation failed */
 };
+
+/* err, with what failed noted in c->detail (both modes' files) */
+static inline int conv_why(struct conv_ctx *c, int err, const char *what)
+{
+	snprintf(c->detail, sizeof(c->detail), " (%s)", what);
+	return err;
+}
 
 /*
  * Create the private fd and the slot (slot id, gpa, slot_size), with

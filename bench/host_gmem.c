@@ -30,12 +30,6 @@
 #include "host_gmem.h"
 #include "kvm_gmem.h"
 
-static int why(struct conv_ctx *c, int err, const char *what)
-{
-	snprintf(c->detail, sizeof(c->detail), " (%s)", what);
-	return err;
-}
-
 int host_gmem_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
 {
 	uint64_t off;
@@ -43,20 +37,20 @@ int host_gmem_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
 
 	c->fd = __vm_create_guest_memfd(c->vm, c->slot_size, 0);
 	if (c->fd < 0)
-		return why(c, c->fd, "KVM_CREATE_GUEST_MEMFD");
+		return conv_why(c, c->fd, "KVM_CREATE_GUEST_MEMFD");
 	r = __vm_set_gmem_memory_region(c->vm, slot, c->gpa, c->slot_size,
 					c->shared, c->fd, 0);
 	if (r)
-		return why(c, r, "KVM_SET_USER_MEMORY_REGION2 with KVM_MEM_GUEST_MEMFD");
+		return conv_why(c, r, "KVM_SET_USER_MEMORY_REGION2 with KVM_MEM_GUEST_MEMFD");
 	/* every range starts private, allocated in the guest_memfd */
 	for (off = 0; off < c->slot_size; off += stride) {
 		r = __vm_set_memory_attributes(c->vm, c->gpa + off, c->size,
 					       GMEM_ATTR_PRIVATE);
 		if (r)
-			return why(c, r, "KVM_SET_MEMORY_ATTRIBUTES");
+			return conv_why(c, r, "KVM_SET_MEMORY_ATTRIBUTES");
 		r = __gmem_allocate(c->fd, off, c->size);
 		if (r)
-			return why(c, r, "fallocate of the guest_memfd");
+			return conv_why(c, r, "fallocate of the guest_memfd");
 	}
 	return 0;
 }
@@ -67,7 +61,7 @@ int host_gmem_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 			 GMEM_ATTR_SW_ACCESS_FLIP;
 	int r = __vm_set_memory_attributes(c->vm, gpa, c->size, attrs);
 
-	return r ? why(c, r, "KVM_SET_MEMORY_ATTRIBUTES with the access flip") : 0;
+	return r ? conv_why(c, r, "KVM_SET_MEMORY_ATTRIBUTES with the access flip") : 0;
 }
 
 int host_gmem_convert(struct conv_ctx *c, uint64_t off, uint64_t len,
@@ -81,13 +75,13 @@ int host_gmem_convert(struct conv_ctx *c, uint64_t off, uint64_t len,
 	t1 = rdtsc();
 	ph->record = t1 - t0;
 	if (r)
-		return why(c, r, "KVM_SET_MEMORY_ATTRIBUTES");
+		return conv_why(c, r, "KVM_SET_MEMORY_ATTRIBUTES");
 	if (!to_private) {
 		r = __gmem_punch_hole(c->fd, off, len);
 		ph->mem = rdtsc() - t1;
-		return r ? why(c, r, "fallocate(PUNCH_HOLE) on the guest_memfd") : 0;
+		return r ? conv_why(c, r, "fallocate(PUNCH_HOLE) on the guest_memfd") : 0;
 	}
 	r = madvise(c->shared + off, len, MADV_DONTNEED) ? -errno : 0;
 	ph->release = rdtsc() - t1;
-	return r ? why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
+	return r ? conv_why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
 }
