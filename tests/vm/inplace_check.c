@@ -58,6 +58,21 @@ void guest_checks_init(struct kvm_vcpu *v)
 	vcpu = v;
 }
 
+int guest_call3(void *fn, uint64_t a, uint64_t b, uint64_t c,
+		struct ucall *uc)
+{
+	uint64_t args[3] = { a, b, c };
+	int r = __vcpu_set_entry(vcpu, fn);
+
+	if (!r)
+		r = __vcpu_args_set(vcpu, 3, args);
+	if (!r)
+		r = __vcpu_run(vcpu);
+	if (!r && get_ucall(vcpu, uc) != UCALL_SYNC)
+		r = -EPROTO;
+	return r;
+}
+
 enum run_result { RUN_SYNC, RUN_MEMORY_EXIT, RUN_ERROR };
 
 static enum run_result guest_call(void *fn, uint64_t a0, uint64_t a1,

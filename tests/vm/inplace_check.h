@@ -28,6 +28,12 @@ bool guest_writes(uint64_t gpa, uint64_t val, const char *what);
 bool guest_exits(uint64_t gpa, uint32_t flags, const char *what);
 /* the guest function of guest_sees(): a vCPU's first entry point */
 void guest_read_page(uint64_t gpa);
+/*
+ * run guest function fn(a, b, c) to its next ucall: 0 when that is a
+ * UCALL_SYNC (in *uc), -errno otherwise
+ */
+int guest_call3(void *fn, uint64_t a, uint64_t b, uint64_t c,
+		struct ucall *uc);
 
 /* Host side, through a mapping (SIGBUS caught) or the fd */
 void host_catch_sigbus(void);

@@ -75,34 +75,17 @@ static GUEST_CODE void guest_read_pages(uint64_t gpa, uint64_t npages,
 	GUEST_DONE();
 }
 
-static int guest_pages(void *fn, uint64_t gpa, uint64_t npages,
-		       uint64_t base, struct ucall *uc);
-
 /* the first word of the page at gpa is val (guest_fill_pages writes one) */
 static bool guest_sees_word(uint64_t gpa, uint64_t val, const char *what)
 {
 	struct ucall uc = { 0 };
-	int r = guest_pages(guest_read_pages, gpa, 1, val, &uc);
+	int r = guest_call3(guest_read_pages, gpa, 1, val, &uc);
 
 	return check(!r && !uc.args[0], "%s: guest read of %#llx: %s",
 		     what, (unsigned long long)gpa,
 		     r ? strerror(-r) : "wrong data");
 }
 
-static int guest_pages(void *fn, uint64_t gpa, uint64_t npages,
-		       uint64_t base, struct ucall *uc)
-{
-	uint64_t args[3] = { gpa, npages, base };
-	int r = __vcpu_set_entry(vcpu, fn);
-
-	if (!r)
-		r = __vcpu_args_set(vcpu, 3, args);
-	if (!r)
-		r = __vcpu_run(vcpu);
-	if (!r && get_ucall(vcpu, uc) != UCALL_SYNC)
-		r = -EPROTO;
-	return r;
-}
 
 /* ------------------------------------------------------------------ */
 
@@ -154,7 +137,7 @@ static bool read_all(struct region *rg, uint64_t base, uint64_t *faults,
 {
 	struct ucall uc = { 0 };
 	uint64_t before = vstat("pf_taken");
-	int r = guest_pages(guest_read_pages, rg->gpa, NPAGES, base, &uc);
+	int r = guest_call3(guest_read_pages, rg->gpa, NPAGES, base, &uc);
 
 	*faults = vstat("pf_taken") - before;
 	return check(!r && !uc.args[0],
@@ -199,7 +182,7 @@ static void test_whole(struct region *rg)
 	struct ucall uc = { 0 };
 	bool huge, ok;
 
-	ok = check(!guest_pages(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc),
+	ok = check(!guest_call3(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc),
 		   "guest fill");
 	/* whole 2M to shared: one fault maps it all, 2M */
 	ok &= convert(rg, 0, NPAGES, TO_SHARED) && record(rg, 0, NPAGES, false);
@@ -235,7 +218,7 @@ static void test_partial(struct region *rg)
 	unsigned int p;
 	bool ok;
 
-	ok = check(!guest_pages(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc),
+	ok = check(!guest_call3(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc),
 		   "guest fill");
 	ok &= convert(rg, k, 1, TO_SHARED) && record(rg, k, 1, false);
 	/* the host sees its shared page, the guest's data in it */

@@ -118,20 +118,6 @@ static GUEST_CODE void guest_check_range(uint64_t gpa, uint64_t size,
 	GUEST_DONE();
 }
 
-static int guest_range(void *fn, uint64_t gpa, uint64_t size, uint64_t base,
-		       struct ucall *uc)
-{
-	uint64_t args[3] = { gpa, size, base };
-	int r = __vcpu_set_entry(vcpu, fn);
-
-	if (!r)
-		r = __vcpu_args_set(vcpu, 3, args);
-	if (!r)
-		r = __vcpu_run(vcpu);
-	if (!r && get_ucall(vcpu, uc) != UCALL_SYNC)
-		r = -EPROTO;
-	return r;
-}
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -233,7 +219,7 @@ static void test_compaction(void)
 	if (!r)
 		r = __vm_set_sw_private(vm, COMPACT_GPA, COMPACT_SIZE, true);
 	if (!r)
-		r = guest_range(guest_fill_range, COMPACT_GPA, COMPACT_SIZE,
+		r = guest_call3(guest_fill_range, COMPACT_GPA, COMPACT_SIZE,
 				P_FILL1, &uc);
 	if (r) {
 		tap_result(false, "compaction leaves private pages where KVM maps them (setup: %s)",
@@ -250,11 +236,13 @@ static void test_compaction(void)
 	ok &= check(migrated > 0, "compaction migrated nothing: the check below proves little");
 
 	/* the guest writes through whatever KVM maps now... */
-	r = guest_range(guest_fill_range, COMPACT_GPA, COMPACT_SIZE, P_FILL2, &uc);
+	r = guest_call3(guest_fill_range, COMPACT_GPA, COMPACT_SIZE, P_FILL2,
+			&uc);
 	ok &= check(!r, "guest fill after compaction: %s", strerror(-r));
 	/* ...and after KVM's mappings are dropped reads the fd's pages */
 	ok &= record(COMPACT_GPA, COMPACT_SIZE, true);
-	r = guest_range(guest_check_range, COMPACT_GPA, COMPACT_SIZE, P_FILL2, &uc);
+	r = guest_call3(guest_check_range, COMPACT_GPA, COMPACT_SIZE, P_FILL2,
+			&uc);
 	ok &= check(!r && !uc.args[0],
 		    "%llu of %llu pages lost the guest's writes (first: page %llu reads %#llx): KVM mapped pages that had moved",
 		    (unsigned long long)uc.args[0],
