@@ -63,6 +63,9 @@ static void print_setup(FILE *f, const struct run *r)
 {
 	const struct jv *method = jv_get(r->sum, "method");
 	const struct jv *rounds = jv_get(r->sum, "rounds");
+	const struct jv *hist = jv_get(r->sum, "history");
+	double family;
+	size_t nhist;
 	const struct jv *c0 = jv_at(jv_get(r->sum, "cells"), 0);
 	char cpu[128], buf[512], name[256];
 	const char *accel = run_prov(r, "accel", "?"), *base;
@@ -102,11 +105,30 @@ static void print_setup(FILE *f, const struct run *r)
 		text_line(f, "%s", buf);
 	}
 	snprintf(buf, sizeof(buf), "method: %.0f rounds (%.0f valid), sizes "
-		 "shuffled per round (order seed %.0f), modes ABBA; 95%% CIs "
-		 "are t intervals over rounds",
+		 "shuffled per round (order seed %.0f), modes ABBA",
 		 jv_num(jv_get(method, "rounds"), 0),
 		 jv_num(jv_get(method, "rounds_valid"), 0),
 		 jv_num(jv_get(method, "order_seed"), 0));
+	text_wrap(f, "", "  ", buf);
+	family = jv_num(jv_get(jv_get(jv_at(jv_get(r->sum,
+		"ratios_inplace_over_destructive"), 0), "p50"), "ci95_family"), 0);
+	snprintf(buf, sizeof(buf), "95%% CI of a ratio: where a repeat run "
+		 "lands, jointly: all %.0f p50 ratios of a repeat run lie "
+		 "inside their CIs with 95%%; 'each': 95%% for that ratio "
+		 "alone", family);
+	text_wrap(f, "", "  ", buf);
+	nhist = jv_len(jv_get(hist, "runs"));
+	if (nhist)
+		snprintf(buf, sizeof(buf), "both from t over rounds and the "
+			 "spread between this run and %zu earlier run%s of "
+			 "this build and machine, listed as 'earlier' "
+			 "(summary.json method.ci)", nhist,
+			 nhist == 1 ? "" : "s");
+	else
+		snprintf(buf, sizeof(buf), "both from this run's rounds "
+			 "alone: no earlier run of this build and machine%s, "
+			 "so no between-run term (runs that move make them too "
+			 "narrow)", hist ? " was found" : " was given");
 	text_wrap(f, "", "  ", buf);
 	for (i = 0; i < jv_len(rounds); i++) {
 		const struct jv *x = jv_at(rounds, i);
@@ -148,6 +170,7 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 {
 	const struct jv *x = jv_get(q, run_pct_name[p]);
 	const struct jv *rounds = jv_get(x, "per_round");
+	const struct jv *earlier = jv_get(x, "earlier_runs");
 	char buf[256], kn[48], kd[48], *w = buf;
 	size_t i;
 
@@ -163,15 +186,26 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 		text_line(f, "  %s %s   %.3f  (no CI: one round)", label,
 			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN));
 	else
-		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f", label,
-			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN),
+		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f  each %.3f..%.3f",
+			  label, run_pct_name[p],
+			  jv_num(jv_get(x, "ratio"), NAN),
 			  jv_num(jv_get(x, "ci95_lo"), NAN),
-			  jv_num(jv_get(x, "ci95_hi"), NAN));
+			  jv_num(jv_get(x, "ci95_hi"), NAN),
+			  jv_num(jv_get(x, "each_ci95_lo"), NAN),
+			  jv_num(jv_get(x, "each_ci95_hi"), NAN));
 	for (i = 0; i < jv_len(rounds) && i < 12; i++)
 		w += sprintf(w, " %.3f", jv_num(jv_get(jv_at(rounds, i),
 							"ratio"), NAN));
 	if (jv_len(rounds) > 1)
 		text_wrap(f, "    rounds   ", "             ", buf + 1);
+	/* the earlier runs of this build the interval took in */
+	w = buf;
+	*w = '\0';
+	for (i = 0; i < jv_len(earlier) && i < 12; i++)
+		w += sprintf(w, " %.3f", jv_num(jv_get(jv_at(earlier, i),
+							"ratio"), NAN));
+	if (jv_len(earlier))
+		text_wrap(f, "    earlier  ", "             ", buf + 1);
 }
 
 static void print_table(FILE *f, const struct run *r, const struct run *g)

@@ -68,8 +68,8 @@ done
 
 # --- three boots: 2 sizes x 2 directions x 2 modes, 60 samples per cell
 boots=$tmp/boots
-samples() {	# samples ROUND FACTOR: a samples.csv on stdout
-	awk -v r="$1" -v f="$2" 'BEGIN {
+samples() {	# samples ROUND FACTOR [RUN]: a samples.csv on stdout
+	awk -v r="$1" -v f="$2" -v run="${3:-1}" 'BEGIN {
 		print "round,mode,size,direction,trigger,preserve,vcpu,iter," \
 		      "total_ns,first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits," \
 		      "host_ns,host_record_ns,host_mem_ns,host_release_ns"
@@ -79,7 +79,7 @@ samples() {	# samples ROUND FACTOR: a samples.csv on stdout
 			base = (s == 1 ? 50000 : 5000000) * (d == 1 ? 1 : 1.2) * f
 			v = base * (1 + (i * 7 % 60) / 100)
 			# inplace is 0.7 x destructive, drifting by round
-			if (m) v *= 0.7 * (1 + 0.02 * (r - 0.5))
+			if (m) v *= 0.7 * run * (1 + 0.02 * (r - 0.5))
 			c = m ? 0 : v / 10
 			printf "%d,%s,%s,%s,explicit,1,0,%d,%d,%d,%d,%d,%d,1,%d,%d,%d,0\n", \
 				r, m ? "inplace" : "destructive", sz[s], dr[d], i, v, v, \
@@ -95,7 +95,7 @@ summary() {	# summary ROUND: a boot's plain/summary.json on stdout
     "kernel_release": "6.1.192-convbench-00017-gabcdef12",
     "series_sha": "0123456789abcdef0123", "config_sha": null,
     "qemu_version": "7.2.22", "accel": "tcg",
-    "cpu_model": "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"
+    "cpu_model": "${CPU:-Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz}"
   },
   "method": { "rounds": 1, "order_seed": 99 },
   "rounds": [ { "round": $1, "order": "2M destructive, 2M inplace, 4K inplace, 4K destructive" } ],
@@ -213,7 +213,7 @@ result $? "8 cells: n 120, p50/p90/p99 each with the samples beyond it ($cells)"
 p50=$(awk '/"total_ns"/ { f = 1 } f && /"p50":/ { gsub(/[^0-9.]/, "", $2); print $2; exit }' "$run/summary.json")
 grep -A 2 '^4K   to-shared' "$rep" | grep -q "^  destructive *120 *$(awk -v v="$p50" 'BEGIN { printf "%.2f", v / 1000 }') "
 result $? "the p50 printed is summary.json's ($p50 ns)"
-ratios=$(grep -cE '^  in/de p50   0\.700  95% CI 0\.[0-9]+\.\.0\.[0-9]+$' "$rep")
+ratios=$(grep -cE '^  in/de p50   0\.700  95% CI 0\.[0-9]+\.\.[0-9.]+  each 0\.[0-9]+\.\.[0-9.]+$' "$rep")
 [ "$ratios" -eq 4 ]
 result $? "each p50 ratio is 0.700 with a CI over rounds ($ratios of 4)"
 grep -E '^  in/de p50   0\.700  95% CI ' "$rep" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.7 && a[2] > 0.7)) bad = 1 } END { exit bad }'
@@ -257,7 +257,7 @@ d=$run/plots/data
 [ "$(grep -vc '^#' "$d/stats.dat")" -eq 8 ] &&
 	awk -v p="$p50" '$1 == "destructive" && $3 == "4K" && $4 == "to-shared" { exit !($6 == p / 1000) }' "$d/stats.dat"
 result $? "--plot-data: stats.dat has the 8 cells, p50 from summary.json"
-grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* 0\.[0-9]* NaN NaN NaN NaN NaN NaN NaN NaN NaN$' "$d/ratio.dat" && [ -s "$d/cdf-inplace-2097152-to-private.dat" ] &&
+grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* [0-9.]* NaN NaN NaN NaN NaN NaN NaN NaN NaN$' "$d/ratio.dat" && [ -s "$d/cdf-inplace-2097152-to-private.dat" ] &&
 	[ -s "$d/hist-destructive-4096-to-shared.dat" ] && [ -s "$d/phases-4096.dat" ] &&
 	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
 result $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
@@ -395,8 +395,8 @@ cells=$(grep -cE '^  gmem +180 +[0-9.]+ \[90\] +[0-9.]+ \[18\] +[0-9.]+ \[0\]$' 
 result $? "three columns: gmem's 4 cells (n 180, 3 boots) under the 8 of 6.1 ($cells)"
 grep -A 4 '^2M to-shared$' "$rep3" | grep -qE '^  gmem +2 +1 +0/1 +1 +512/512/512 +4096 +1 +0$'
 result $? "the work table has gmem's rows, from gmem/summary.json"
-gm=$(grep -cE '^  gm/de p50   1\.400  95% CI 1\.400\.\.1\.400$' "$rep3")
-in=$(grep -cE '^  in/gm p50   0\.500  95% CI 0\.[0-9]+\.\.0\.[0-9]+$' "$rep3")
+gm=$(grep -cE '^  gm/de p50   1\.400  95% CI 1\.400\.\.1\.400  each 1\.400\.\.1\.400$' "$rep3")
+in=$(grep -cE '^  in/gm p50   0\.500  95% CI 0\.[0-9]+\.\.[0-9.]+  each 0\.[0-9]+\.\.[0-9.]+$' "$rep3")
 [ "$gm" -eq 4 ] && [ "$in" -eq 4 ] && [ "$(grep -cE '^  in/de p50   0\.700  ' "$rep3")" -eq 4 ]
 result $? "ratios against destructive and against gmem, each with its CI ($gm, $in of 4)"
 grep -E '^  in/gm p50   0\.500  95% CI ' "$rep3" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.5 && a[2] > 0.5)) bad = 1 } END { exit bad }' &&
@@ -436,6 +436,62 @@ rc2=$?
 [ $rc -eq 2 ] && grep -q -- '--gmem-run only goes with --merge' "$tmp/err" &&
 	[ $rc2 -eq 2 ] && grep -q -- '--gmem-run=' "$tmp/err2" && [ ! -e "$tmp/m5/summary.json" ]
 result $? "--gmem-run without --merge, or on a folder without a merged gmem run: exit 2 ($rc, $rc2)"
+
+# --- earlier runs: --history=ROOT widens the intervals by their spread
+# two earlier runs of the same build in which inplace was 0.9 and 1.1
+# times what it is here (0.63 and 0.77), one on another CPU, one whose
+# summary.json is cut short, and a folder that is not a run
+hroot=$tmp/results
+mkdir -p "$hroot"
+earlier() {	# earlier NAME RUNFACTOR [CPU]
+	eb=$tmp/eboots-$1
+	for r in 0 1; do
+		mkdir -p "$eb/boot-$r/plain"
+		samples $r 1 "$2" > "$eb/boot-$r/plain/samples.csv"
+		CPU=$3 summary $r > "$eb/boot-$r/plain/summary.json"
+		printf 'valid=1\ntsc_khz=2600000\ntsc_khz_measured=2599990\ndeviation_pct=-0.0004\nclocksource=tsc\n' > "$eb/boot-$r/clock.env"
+	done
+	"$CB" --merge="$eb" --out="$hroot/$1" > /dev/null 2>&1
+}
+earlier 2026-12-01-100000-a 0.9
+earlier 2026-12-01-110000-b 1.1
+earlier 2026-12-01-120000-c 0.5 "AMD EPYC 7B13"
+earlier 2026-12-01-130000-d 1
+head -c 200 "$hroot/2026-12-01-130000-d/summary.json" > "$tmp/cut" &&
+	mv "$tmp/cut" "$hroot/2026-12-01-130000-d/summary.json"
+mkdir -p "$hroot/notes"
+hrun=$hroot/2026-12-03-140000-x
+"$CB" --merge="$boots" --history="$hroot" --out="$hrun" > "$tmp/hmerge.out" 2> "$tmp/hmerge.err"
+rc=$?
+sed 's/^/# history merge: /' "$tmp/hmerge.err"
+[ $rc -eq 0 ] && grep -q -- '--history: 2026-12-01-130000-d left out: ' "$tmp/hmerge.err"
+result $? "--history: a merge over earlier runs exits 0, the cut-short one said ($rc)"
+tr -d ' \n' < "$hrun/summary.json" > "$tmp/h.json"
+grep -q '"runs":\[{"run":"2026-12-01-100000-a","gmem_same":false},{"run":"2026-12-01-110000-b","gmem_same":false}\],"other_build_or_machine":1,"unreadable":1' "$tmp/h.json"
+result $? "summary.json's history: the two of this build, oldest first; one of another CPU, one unreadable"
+"$CR" "$hrun" > /dev/null 2>&1
+hrep=$hrun/report.txt
+tr '\n' ' ' < "$hrep" | sed 's/   */ /g' > "$tmp/hrep1"
+grep -q '95% CI of a ratio: where a repeat run lands, jointly: all 4 p50 ratios of a repeat run lie inside' "$tmp/hrep1" &&
+	grep -q 'both from t over rounds and the spread between this run and 2 earlier runs of this build and machine' "$tmp/hrep1" &&
+	[ "$(grep -c '^    earlier  0.630 0.770$' "$hrep")" -eq 4 ]
+result $? "the report says what the intervals take in and lists each earlier run's ratio (0.630 0.770)"
+# the same cell without and with the earlier runs
+w0=$(grep -m1 '^  in/de p50   0.700  95% CI' "$rep" | awk '{ split($6, a, /\.\./); print a[1], a[2] }')
+w1=$(grep -m1 '^  in/de p50   0.700  95% CI' "$hrep" | awk '{ split($6, a, /\.\./); print a[1], a[2] }')
+echo "# 4K to-shared p50 0.700: alone $w0, with the earlier runs $w1"
+echo "$w0 $w1" | awk '{ exit !($3 < $1 && $4 > $2 && $3 < 0.63 && $4 > 0.77) }'
+result $? "the interval widens to hold the runs 0.63 and 0.77 ($w0 -> $w1)"
+grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"between_runs_sd_log":0\.09[0-9]*,' &&
+	grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"rounds_ci95_lo":0\.[0-9]+,"rounds_ci95_hi":0\.[0-9]+'
+result $? "summary.json: the between-run sd (log 0.09..0.1) and the rounds-only interval beside it"
+"$CB" --merge="$boots" --history="$tmp/nowhere" --out="$tmp/h2" > /dev/null 2> "$tmp/herr"
+rc=$?
+"$CB" --history="$hroot" --out="$tmp/h3" > /dev/null 2> "$tmp/herr2"
+rc2=$?
+[ $rc -eq 2 ] && grep -q -- '--history=.*nowhere: No such file' "$tmp/herr" && [ ! -e "$tmp/h2/summary.json" ] &&
+	[ $rc2 -eq 2 ] && grep -q -- '--history only goes with --merge' "$tmp/herr2"
+result $? "--history on a missing folder, or without --merge: exit 2, said ($rc, $rc2)"
 
 # --- the other ways in, and the ways out
 make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1

@@ -160,6 +160,36 @@ static int cell_build(const struct cell_result *res, size_t nres,
 	return 0;
 }
 
+void ratio_pct_intervals(struct ratio_pct *x, const double *m,
+			 const double *v, size_t k, unsigned int family)
+{
+	struct stats_between b, j;
+	double g, m0, v0;
+
+	if (!family)
+		family = 1;
+	x->family = family;
+	x->lo = x->hi = x->elo = x->ehi = x->mlo = x->mhi = NAN;
+	x->rounds_lo = x->rounds_hi = NAN;
+	x->tau = 0;
+	x->df = 0;
+	if (stats_ratio_rounds(x->per_round, x->nrounds, CS_CONF, &g,
+			       &x->rounds_lo, &x->rounds_hi) ||
+	    stats_log_mean_var(x->per_round, x->nrounds, &m0, &v0) ||
+	    stats_between_runs(m0, v0, x->nrounds, m, v, k, CS_CONF, &b) ||
+	    stats_between_runs(m0, v0, x->nrounds, m, v, k,
+			       1 - (1 - CS_CONF) / family, &j))
+		return;
+	x->lo = exp(j.rlo);
+	x->hi = exp(j.rhi);
+	x->df = j.rdf;
+	x->elo = exp(b.rlo);
+	x->ehi = exp(b.rhi);
+	x->mlo = exp(b.lo);
+	x->mhi = exp(b.hi);
+	x->tau = sqrt(b.tau2);
+}
+
 void ratio_stats_build(struct ratio_stats *q)
 {
 	const struct cell_stats *de = q->de, *in = q->in;
@@ -192,6 +222,7 @@ void ratio_stats_build(struct ratio_stats *q)
 		if (x->nrounds)
 			stats_ratio_rounds(x->per_round, x->nrounds, CS_CONF,
 					   &x->ratio, &x->lo, &x->hi);
+		ratio_pct_intervals(x, NULL, NULL, 0, 1);
 	}
 }
 

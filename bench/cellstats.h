@@ -8,9 +8,10 @@
  *   the number of samples beyond it; per round n and p50/p90/p99; the
  *   p50's 95% t interval over the rounds' p50s; median phases.
  * - per (size, direction) with both modes: for p50, p90 and p99 the
- *   ratio inplace/destructive of every round, their geometric mean and
- *   the 95% t interval over rounds (stats_ratio_rounds()), and the ratio
- *   of the pooled percentiles. A tail ratio (p90, p99) is "shown" only
+ *   ratio inplace/destructive of every round, their geometric mean, the
+ *   95% intervals of struct ratio_pct (from the rounds; bench/history.h
+ *   adds the spread between earlier runs), and the ratio of the pooled
+ *   percentiles. A tail ratio (p90, p99) is "shown" only
  *   when at least STATS_TAIL_MIN samples lie beyond that percentile in
  *   each mode: fewer make it a coin toss.
  *
@@ -70,9 +71,25 @@ struct cell_stats {
 	uint64_t tsc_khz;
 };
 
+#define HISTORY_MAX	32	/* earlier runs an interval takes in */
+
 struct ratio_pct {
 	double ratio;			/* geometric mean over rounds */
-	double lo, hi;			/* 95% t interval; NaN < 2 rounds */
+	/*
+	 * 95% intervals (stats_between_runs()), NaN below 2 rounds:
+	 * lo..hi, the one shown: where a repeat run of the same build on
+	 * the same machine lands, jointly for the family of ratios of the
+	 * run (Bonferroni: each at 1 - 0.05 / family); elo..ehi: the same
+	 * for this ratio alone; mlo..mhi: the machine's ratio;
+	 * rounds_lo..rounds_hi: over this run's rounds alone
+	 */
+	double lo, hi, elo, ehi, mlo, mhi, rounds_lo, rounds_hi;
+	double tau;			/* between-run sd (log); 0 without */
+	unsigned int df;		/* of lo..hi */
+	unsigned int family;		/* ratios whose lo..hi hold jointly */
+	unsigned int nearlier;		/* earlier runs taken in */
+	const char *earlier_name[HISTORY_MAX];
+	double earlier[HISTORY_MAX];	/* their ratios */
 	double pooled;			/* pooled inplace / pooled destructive */
 	size_t beyond_de, beyond_in;
 	bool shown;			/* p50, or both beyond >= STATS_TAIL_MIN */
@@ -109,6 +126,13 @@ void run_stats_free(struct run_stats *rs);
  * den, de and in set by the caller)
  */
 void ratio_stats_build(struct ratio_stats *q);
+/*
+ * x's intervals from its per-round ratios and k earlier runs' mean log
+ * ratio m[] and its variance v[] (k == 0: from the rounds alone); lo..hi
+ * joint over family >= 1 ratios
+ */
+void ratio_pct_intervals(struct ratio_pct *x, const double *m,
+			 const double *v, size_t k, unsigned int family);
 const struct cell_stats *run_stats_cell(const struct run_stats *rs,
 					enum conv_mode m, uint64_t size,
 					enum conv_dir d);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cellstats.h"
+#include "history.h"
 #include "merge.h"
 #include "report.h"
 #include "samples.h"
@@ -397,13 +398,18 @@ int merge_run(const struct env *env)
 	struct report_extra x_over = { .key = "overhead" };
 	struct report_extra x_trace = { .key = "trace" };
 	struct report_extra x_gmem = { 0 };
+	struct report_extra x_hist = { .key = "history" };
 	struct merge_gmem gm = { 0 };
+	struct history hist = { 0 };
+	struct jv *gsum = NULL;
+	const struct jv *prov = NULL;
 	struct report_round *rounds = NULL;
 	struct merge m = { 0 };
 	struct report rep;
 	struct env e = *env;
 	char err[512];
 	size_t i, valid = 0;
+	unsigned int family;
 	int r;
 
 	e.format = FORMAT_TEXT;
@@ -437,6 +443,31 @@ int merge_run(const struct env *env)
 			goto out;
 		}
 	}
+	for (i = 0; i < m.nboots && !prov; i++)
+		if (m.boots[i].valid)
+			prov = jv_get(m.boots[i].plain_sum, "provenance");
+	if (!r && env->history) {
+		char p[4096];
+
+		if (env->gmem_run) {
+			snprintf(p, sizeof(p), "%s/summary.json", env->gmem_run);
+			gsum = jsonr_load(p, err, sizeof(err));
+			if (!gsum)
+				fprintf(stderr, "convbench: --history: no gmem "
+					"provenance, the ratios against gmem "
+					"take in no earlier run: %s\n", err);
+		}
+		r = history_load(&hist, env->history, env->out_dir, prov,
+				 jv_get(gsum, "provenance"));
+		if (r)
+			goto out;
+	}
+	/* the p50 ratios of the run, whose intervals hold jointly */
+	family = m.plain_rs.nratios + gm.ngm_de + gm.nin_gm;
+	history_apply(env->history ? &hist : NULL, HIST_GMEM_DE, gm.gm_de,
+		      gm.ngm_de, family);
+	history_apply(env->history ? &hist : NULL, HIST_INPLACE_GM, gm.in_gm,
+		      gm.nin_gm, family);
 	rounds = rounds_of(&m);
 	if (r || !rounds) {
 		fprintf(stderr, "convbench: --merge: %s\n", strerror(r ? -r : ENOMEM));
@@ -446,12 +477,17 @@ int merge_run(const struct env *env)
 	r = report_open(&rep, &e);
 	if (r)
 		goto out;
-	for (i = 0; i < m.nboots && !rep.provenance; i++)
-		if (m.boots[i].valid)
-			rep.provenance = jv_get(m.boots[i].plain_sum, "provenance");
+	rep.provenance = prov;
 	rep.order_seed = (uint64_t)jv_num(jv_get(jv_get(m.boots[0].plain_sum,
 					"method"), "order_seed"), 0);
 	rep.rounds = rounds;
+	rep.family = family;
+	if (env->history) {
+		rep.history = &hist;
+		x_hist.json = history_json;
+		x_hist.arg = &hist;
+		report_add(&rep, &x_hist);
+	}
 	rep.nrounds = m.nboots;
 	x_work.cell_json = work_json;
 	x_work.arg = &m;
@@ -484,6 +520,8 @@ int merge_run(const struct env *env)
 	}
 	r = r ? 1 : 0;
 out:
+	history_free(&hist);
+	jsonr_free(gsum);
 	merge_gmem_free(&gm);
 	run_stats_free(&m.plain_rs);
 	run_stats_free(&m.traced_rs);

@@ -80,6 +80,10 @@ static const char usage[] =
 "  --gmem-run=DIR         with --merge: DIR is the merged run of the gmem\n"
 "                         boots (the 6.12 kernel); the ratios gmem over\n"
 "                         destructive and inplace over gmem, round by round\n"
+"  --history=DIR          with --merge: DIR holds earlier runs (make bench's\n"
+"                         results/); those of the same build, arguments and\n"
+"                         machine add their spread to the ratios' intervals\n"
+"                         (bench/history.h)\n"
 "  --clock-mark=LABEL     print a CONVBENCH-CLOCK line (TSC, clocks) and\n"
 "                         exit: make bench's per-boot clock check\n"
 "  --debug                check every conversion's timings against the\n"
@@ -128,7 +132,7 @@ enum {
 	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
 	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
 	OPT_DEBUG, OPT_INJECT, OPT_ROUNDS, OPT_FIRST_ROUND, OPT_ORDER_SEED,
-	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_CLOCK_MARK, OPT_NO_VM,
+	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_HISTORY, OPT_CLOCK_MARK, OPT_NO_VM,
 	OPT_VM_CPUS, OPT_VM_MEM, OPT_VM_TIMEOUT,
 };
 
@@ -154,6 +158,7 @@ static const struct option long_opts[] = {
 	{ "counts", no_argument, NULL, OPT_COUNTS },
 	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "gmem-run", required_argument, NULL, OPT_GMEM_RUN },
+	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "clock-mark", required_argument, NULL, OPT_CLOCK_MARK },
 	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
@@ -496,6 +501,11 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 				return bad(err, "gmem-run", optarg, "a directory path");
 			env->gmem_run = optarg;
 			break;
+		case OPT_HISTORY:
+			if (!*optarg)
+				return bad(err, "history", optarg, "a directory path");
+			env->history = optarg;
+			break;
 		case OPT_CLOCK_MARK:
 			if (!*optarg || strlen(optarg) > 32 ||
 			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
@@ -567,6 +577,10 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		env->iterations = 0;
 	if (env->merge && !env->out_dir) {
 		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");
+		return 2;
+	}
+	if (env->history && !env->merge) {
+		fprintf(err, "convbench: --history only goes with --merge (the earlier runs whose spread widens a merged run's intervals)\n");
 		return 2;
 	}
 	if (env->gmem_run && !env->merge) {

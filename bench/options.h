@@ -58,6 +58,7 @@ struct env {
 	uint64_t order_seed;	/* shuffles the sizes of each round */
 	const char *merge;	/* --merge=DIR: rounds of make bench's boots */
 	const char *gmem_run;	/* --gmem-run=DIR: gmem's merged run */
+	const char *history;	/* --history=DIR: earlier runs (results/) */
 	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
 	bool verbose;
 	/* a host kernel without the series: re-run in the project's VM */

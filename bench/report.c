@@ -17,6 +17,7 @@
 
 #include "atomic_file.h"
 #include "hist.h"
+#include "history.h"
 #include "provenance.h"
 #include "report.h"
 #include "samples.h"
@@ -206,8 +207,10 @@ void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
 	if (!n)
 		return;
 	fprintf(f, "\n%s/%s over rounds (geometric mean of the "
-		"per-round ratios, 95%% t interval over rounds; a tail ratio "
-		"only where >= %d samples lie beyond it in each mode):\n",
+		"per-round ratios; 95%% interval of a repeat run: rounds, "
+		"and the spread of earlier runs of this build where "
+		"--history gave some; a tail ratio only where >= %d samples "
+		"lie beyond it in each mode):\n",
 		conv_mode_name(ratios[0].num), conv_mode_name(ratios[0].den),
 		STATS_TAIL_MIN);
 	for (i = 0; i < n; i++) {
@@ -236,6 +239,10 @@ void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
 			fprintf(f, "  rounds");
 			for (k = 0; k < x->nrounds; k++)
 				fprintf(f, " %.3f", x->per_round[k]);
+			if (x->nearlier)
+				fprintf(f, "  earlier runs");
+			for (k = 0; k < x->nearlier; k++)
+				fprintf(f, " %.3f", x->earlier[k]);
 			fprintf(f, "\n");
 		}
 	}
@@ -312,6 +319,8 @@ int report_finish(struct report *r, const struct cell_result *res,
 		return err;
 	}
 	job.rs = &rs;
+	history_apply(r->history, HIST_INPLACE_DE, rs.ratios, rs.nratios,
+		      r->family ? r->family : (unsigned int)rs.nratios);
 	switch (r->env->format) {
 	case FORMAT_TEXT:
 		print_summary_text(r->out, r, &rs);

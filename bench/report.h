@@ -59,6 +59,8 @@ struct report {
 	const struct report_round *rounds;
 	size_t nrounds;
 	uint64_t order_seed;
+	const struct history *history;	/* --history: earlier runs, or NULL */
+	unsigned int family;	/* ratios whose CIs hold jointly (0: ours) */
 	struct report_extra extra[REPORT_MAX_EXTRA];
 	unsigned int nextra;
 };

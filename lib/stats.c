@@ -388,3 +388,94 @@ int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 	*hi = exp(b);
 	return 0;
 }
+
+int stats_log_mean_var(const double *ratio, size_t n, double *mean,
+		       double *var)
+{
+	double s = 0, ss = 0, m;
+	size_t i;
+
+	if (n < 2)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!(ratio[i] > 0) || isinf(ratio[i]))
+			return -EINVAL;
+		s += log(ratio[i]);
+	}
+	m = s / (double)n;
+	for (i = 0; i < n; i++)
+		ss += (log(ratio[i]) - m) * (log(ratio[i]) - m);
+	*mean = m;
+	*var = ss / (double)(n - 1) / (double)n;
+	return 0;
+}
+
+/* Welch-Satterthwaite: df of a sum of variance terms c[i] with df d[i] */
+static unsigned int satterthwaite(const double *c, const double *d, int n)
+{
+	double sum = 0, den = 0, df;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sum += c[i];
+		if (c[i] > 0 && d[i] > 0)
+			den += c[i] * c[i] / d[i];
+	}
+	if (!(den > 0))
+		return 1;
+	df = sum * sum / den;
+	return df < 1 ? 1 : df > 1e6 ? 1000000 : (unsigned int)df;
+}
+
+int stats_between_runs(double m0, double v0, unsigned int n0,
+		       const double *m, const double *v, size_t k,
+		       double conf, struct stats_between *out)
+{
+	double mean = m0, ss, c[3], d[3], half, p = (1 + conf) / 2;
+	size_t i;
+
+	if (n0 < 2 || !(v0 >= 0) || isnan(m0) || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	out->vbar = v0;
+	for (i = 0; i < k; i++) {
+		if (!(v[i] >= 0) || isnan(m[i]))
+			return -EINVAL;
+		mean += m[i];
+		out->vbar += v[i];
+	}
+	mean /= (double)(k + 1);
+	out->vbar /= (double)(k + 1);
+	ss = (m0 - mean) * (m0 - mean);
+	for (i = 0; i < k; i++)
+		ss += (m[i] - mean) * (m[i] - mean);
+	out->tau2 = k ? ss / (double)k - out->vbar : 0;
+	if (!(out->tau2 > 0))
+		out->tau2 = 0;
+
+	c[0] = v0;
+	d[0] = n0 - 1;
+	c[1] = out->tau2;
+	d[1] = (double)k;
+	out->df = satterthwaite(c, d, 2);
+	half = stats_t_quantile(p, out->df) * sqrt(v0 + out->tau2);
+	out->lo = m0 - half;
+	out->hi = m0 + half;
+
+	/*
+	 * the repeat run's rounds: like the earlier runs' (independent of
+	 * v0), or like this run's when there is none (then one estimate)
+	 */
+	c[1] = k ? (out->vbar * (double)(k + 1) - v0) / (double)k : v0;
+	d[1] = (double)k * (n0 - 1);
+	c[2] = 2 * out->tau2;
+	d[2] = (double)k;
+	if (k) {
+		out->rdf = satterthwaite(c, d, 3);
+	} else {
+		out->rdf = n0 - 1;
+	}
+	half = stats_t_quantile(p, out->rdf) * sqrt(v0 + c[1] + c[2]);
+	out->rlo = m0 - half;
+	out->rhi = m0 + half;
+	return 0;
+}

@@ -74,4 +74,48 @@ int stats_mean_ci_t(const double *v, size_t n, double conf, double *mean,
 int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 		       double *geomean, double *lo, double *hi);
 
+/*
+ * The mean of the logs of n >= 2 ratios (all > 0) and the variance of
+ * that mean (s^2 / n): 0, or -EINVAL
+ */
+int stats_log_mean_var(const double *ratio, size_t n, double *mean,
+		       double *var);
+
+/*
+ * Intervals of a log ratio with a term for the variation between runs.
+ * Rounds of one run share the machine's state of those minutes (other
+ * load on the host, its caches): a second run later moves by more than
+ * the rounds of one run spread. This run gives m0, the mean of its
+ * n0 >= 2 per-round log ratios, and v0, the variance of that mean
+ * (s^2 / n0); k earlier runs of the same build and method on the same
+ * machine give theirs, m[] and v[].
+ *
+ * tau2, the variance between runs, is Hedges' moment estimate over the
+ * k + 1 runs: the variance of their means less the mean of their v
+ * (vbar), or 0 when that is negative (the runs agree as well as their
+ * rounds say). Two intervals, both centred on m0, df by
+ * Welch-Satterthwaite and rounded down (few runs make tau2 uncertain,
+ * and the interval wide):
+ *   lo..hi    the machine's ratio: m0 -/+ t * sqrt(v0 + tau2);
+ *   rlo..rhi  where a repeat run's mean lands (a prediction interval):
+ *             m0 -/+ t * sqrt(v0 + ve + 2 tau2), ve the mean v of the
+ *             earlier runs (k (n0 - 1) df) standing for the repeat
+ *             run's rounds.
+ * With k == 0, tau2 is 0 and unknown: lo..hi is the t interval over
+ * this run's rounds, rlo..rhi m0 -/+ t(n0 - 1) * sqrt(2 v0), the same
+ * for two runs that do not move.
+ *
+ * -EINVAL for n0 < 2, v0 or any v[] < 0 or NaN, or conf outside (0, 1).
+ */
+struct stats_between {
+	double tau2, vbar;	/* log scale */
+	unsigned int df, rdf;	/* of the t quantiles used */
+	double lo, hi;		/* the machine's log ratio */
+	double rlo, rhi;	/* a repeat run's */
+};
+
+int stats_between_runs(double m0, double v0, unsigned int n0,
+		       const double *m, const double *v, size_t k,
+		       double conf, struct stats_between *out);
+
 #endif /* CONVBENCH_STATS_H */

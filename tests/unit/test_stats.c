@@ -217,6 +217,98 @@ static void test_round_intervals(void)
 	(void)now_s;
 }
 
+/* one run of a machine whose state moves between runs: its rounds' log ratios */
+static void fill_run(double *l, size_t n, double run_sd, double round_sd)
+{
+	double u, r[1];
+	size_t i;
+
+	fill_lognormal(r, 1, 1, run_sd);
+	u = log(r[0]);
+	fill_lognormal(l, n, 1, round_sd);
+	for (i = 0; i < n; i++)
+		l[i] = u + log(l[i]);
+}
+
+static void mean_var(const double *l, size_t n, double *m, double *v)
+{
+	double s = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += l[i];
+	*m = s / n;
+	for (i = 0; i < n; i++)
+		ss += (l[i] - *m) * (l[i] - *m);
+	*v = ss / (n - 1) / n;
+}
+
+static void test_between_runs(void)
+{
+	double m[3] = { 0.05, -0.05 }, v[3] = { 1e-4, 1e-4 };
+	double same_m[2] = { 0.1, 0.1 }, same_v[2] = { 4e-4, 4e-4 }, bad[1] = { -1 };
+	int in_rounds = 0, in_runs = 0, next_rounds = 0, next_runs = 0, i, j;
+	struct stats_between b;
+
+	tap_result(!stats_between_runs(0, 1e-4, 5, m, v, 2, 0.95, &b) &&
+		   fabs(b.tau2 - 0.0024) < 1e-12 && b.df == 2 &&
+		   fabs(b.hi - 4.3027 * 0.05) < 1e-4 && fabs(b.lo + b.hi) < 1e-12,
+		   "3 runs at -0.05, 0, 0.05 (each +-0.01): tau2 0.0024, df 2, +-0.215");
+	/* repeat: sqrt(1e-4 + 1e-4 + 0.0048) = 0.0707, df 2.2 -> 2 */
+	tap_result(b.rdf == 2 && fabs(b.rhi - 4.3027 * sqrt(0.005)) < 1e-4,
+		   "a repeat run of those: +-4.303 * sqrt(v0 + vbar + 2 tau2) = +-0.304");
+	tap_result(!stats_between_runs(0.1, 4e-4, 5, same_m, same_v, 2, 0.95, &b) &&
+		   b.tau2 == 0 && b.df == 4 && fabs(b.hi - 0.1 - 2.7764 * 0.02) < 1e-4,
+		   "runs that agree: no between-run term, the 4-df interval over rounds");
+	tap_result(!stats_between_runs(0.1, 4e-4, 5, NULL, NULL, 0, 0.95, &b) &&
+		   b.tau2 == 0 && b.df == 4 && b.rdf == 4 &&
+		   fabs(b.rhi - 0.1 - 2.7764 * sqrt(8e-4)) < 1e-4,
+		   "no earlier run: the interval over rounds; a repeat run's is sqrt(2) wider");
+	tap_result(stats_between_runs(0, 1e-4, 1, m, v, 2, 0.95, &b) == -EINVAL &&
+		   stats_between_runs(0, 1e-4, 5, m, bad, 1, 0.95, &b) == -EINVAL &&
+		   stats_between_runs(0, NAN, 5, m, v, 2, 0.95, &b) == -EINVAL,
+		   "one round, a negative or NaN variance: refused");
+	/*
+	 * a machine whose runs move by 3% (log sd) and whose rounds scatter
+	 * by 4%: 5 rounds per run, this run and 3 earlier ones. How often
+	 * does each interval hold the machine's ratio (1), and the mean of
+	 * a next run?
+	 */
+	for (i = 0; i < 2000; i++) {
+		double l[5], m0, v0, mm[3], vv[3], lo, hi, g, next, vn;
+		struct stats_between x;
+
+		for (j = 0; j < 3; j++) {
+			fill_run(l, 5, 0.03, 0.04);
+			mean_var(l, 5, &mm[j], &vv[j]);
+		}
+		fill_run(l, 5, 0.03, 0.04);
+		mean_var(l, 5, &m0, &v0);
+		for (j = 0; j < 5; j++)
+			l[j] = exp(l[j]);
+		stats_ratio_rounds(l, 5, 0.95, &g, &lo, &hi);
+		stats_between_runs(m0, v0, 5, mm, vv, 3, 0.95, &x);
+		fill_run(l, 5, 0.03, 0.04);
+		mean_var(l, 5, &next, &vn);
+		in_rounds += log(lo) <= 0 && log(hi) >= 0;
+		in_runs += x.lo <= 0 && x.hi >= 0;
+		next_rounds += log(lo) <= next && log(hi) >= next;
+		next_runs += x.rlo <= next && x.rhi >= next;
+	}
+	tap_diag("runs moving 3%%, rounds 4%%: the machine's ratio in the rounds' "
+		 "interval %d, in the runs' %d of 2000; a next run's mean in "
+		 "the rounds' %d, in the repeat interval %d",
+		 in_rounds, in_runs, next_rounds, next_runs);
+	tap_result(in_rounds < 1800 && in_runs >= 1880,
+		   "between runs: the rounds' interval misses the machine's ratio "
+		   "(%d/2000 < 90%%), the one with the between-run term does not "
+		   "(%d/2000 >= 94%%)", in_rounds, in_runs);
+	tap_result(next_rounds < 1600 && next_runs >= 1840,
+		   "a next run lands outside the rounds' interval often (%d/2000 "
+		   "< 80%%), inside the repeat interval >= 92%% (%d/2000)",
+		   next_rounds, next_runs);
+}
+
 int main(void)
 {
 	test_percentiles();
@@ -224,5 +316,6 @@ int main(void)
 	test_moments();
 	test_t_quantile();
 	test_round_intervals();
+	test_between_runs();
 	return tap_finish(false);
 }

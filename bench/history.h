@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * convbench --merge ... --history=ROOT: the earlier runs in ROOT (make
+ * bench's results/) of the same build and method on the same machine,
+ * for the between-run term of the ratios' intervals.
+ *
+ * Rounds are fresh VMs, shuffled and interleaved, but the rounds of one
+ * run share the host's state of those minutes: two runs of one commit
+ * differ by more than either run's rounds spread (measured: 2-5% on
+ * ratios whose 5-round intervals were +-2%). How far runs move can only
+ * be seen across runs, so each earlier run's summary.json gives, per
+ * ratio and percentile, the mean and variance of its per-round log
+ * ratios, and stats_between_runs() (lib/stats.h) turns them and this
+ * run's into the intervals of struct ratio_pct.
+ *
+ * "The same" is: equal series, config and kernel keys, QEMU version,
+ * accelerator, CPU model and CPU count in the provenance, and the same
+ * convbench arguments but for --rounds, --first-round, --order-seed and
+ * --out (the workload, not how it was split); for the ratios against
+ * gmem also the gmem run's (ROOT/RUN/gmem/summary.json). Runs that
+ * differ are counted and left out, unreadable ones are said on stderr;
+ * the newest HISTORY_MAX are taken.
+ */
+#ifndef CONVBENCH_HISTORY_H
+#define CONVBENCH_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cellstats.h"
+#include "jsonr.h"
+
+struct jsonw;
+
+enum history_list {
+	HIST_INPLACE_DE,	/* ratios_inplace_over_destructive */
+	HIST_GMEM_DE,		/* ratios_against_gmem.gmem_over_destructive */
+	HIST_INPLACE_GM,	/* ratios_against_gmem.inplace_over_gmem */
+};
+
+struct history {
+	const char *root;
+	size_t nruns;
+	char *name[HISTORY_MAX];	/* folder names, oldest first */
+	struct jv *sum[HISTORY_MAX];
+	bool gmem_same[HISTORY_MAX];	/* its gmem/ is of the same build */
+	size_t nother;			/* runs of another build or machine */
+	size_t nbad;			/* summary.json unreadable */
+	size_t nolder;			/* matching, but beyond HISTORY_MAX */
+};
+
+/*
+ * The runs under root matching prov (a boot's provenance) and, for the
+ * gmem lists, gprov (the gmem run's, or NULL); self: the folder being
+ * written, never taken. 0, or 2 when root is not a readable folder
+ * (said on stderr), 1 when out of memory.
+ */
+int history_load(struct history *h, const char *root, const char *self,
+		 const struct jv *prov, const struct jv *gprov);
+/*
+ * the intervals of q[0..n): by the earlier runs' spread (none when h is
+ * NULL), lo..hi jointly over family ratios
+ */
+void history_apply(const struct history *h, enum history_list list,
+		   struct ratio_stats *q, size_t n, unsigned int family);
+/* summary.json's "history": which runs the intervals took in */
+void history_json(struct jsonw *w, void *arg);
+void history_free(struct history *h);
+
+#endif /* CONVBENCH_HISTORY_H */
