@@ -492,6 +492,25 @@ rc2=$?
 [ $rc -eq 2 ] && grep -q -- '--history=.*nowhere: No such file' "$tmp/herr" && [ ! -e "$tmp/h2/summary.json" ] &&
 	[ $rc2 -eq 2 ] && grep -q -- '--history only goes with --merge' "$tmp/herr2"
 result $? "--history on a missing folder, or without --merge: exit 2, said ($rc, $rc2)"
+# the ratios against gmem take in an earlier run only where its gmem/
+# is of the same 6.12 build
+groot=$tmp/gresults
+mkdir -p "$groot"
+for e in a b; do
+	"$CB" --merge="$tmp/eboots-2026-12-01-100000-a" --gmem-run="$tmp/gmem" \
+		--out="$groot/2026-12-02-$e" > /dev/null 2>&1
+	mkdir -p "$groot/2026-12-02-$e/gmem"
+done
+cp "$tmp/gmem/summary.json" "$groot/2026-12-02-a/gmem/"
+sed 's/6\.12\.57-convbench-gmem/6.12.58-other/' "$tmp/gmem/summary.json" > "$groot/2026-12-02-b/gmem/summary.json"
+"$CB" --merge="$boots" --gmem-run="$tmp/gmem" --history="$groot" --out="$tmp/g3" > /dev/null 2>&1
+rc=$?
+tr -d ' \n' < "$tmp/g3/summary.json" > "$tmp/g3.json"
+# in/gm of run a is 0.45 (0.9 x 0.5): in/gm takes in a, not b; in/de both
+[ $rc -eq 0 ] && grep -q '"runs":\[{"run":"2026-12-02-a","gmem_same":true},{"run":"2026-12-02-b","gmem_same":false}\]' "$tmp/g3.json" &&
+	grep -o '"inplace_over_gmem":.*' "$tmp/g3.json" | grep -qE '^"inplace_over_gmem":\[\{"size":"4K","direction":"to-shared","n_inplace":120,"n_gmem":180,"p50":\{[^}]*"earlier_runs":\[\{"run":"2026-12-02-a","ratio":0\.4[45][0-9]*\}\]' &&
+	grep -o '"ratios_inplace_over_destructive":.*' "$tmp/g3.json" | grep -qE '"earlier_runs":\[\{"run":"2026-12-02-a","ratio":0\.6[23][0-9]*\},\{"run":"2026-12-02-b","ratio":0\.6[23][0-9]*\}\]'
+result $? "against gmem: an earlier run counts only with gmem/ of the same 6.12 build ($rc)"
 
 # --- the other ways in, and the ways out
 make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1

@@ -23,7 +23,8 @@
 
 /* provenance members two runs must share */
 static const char *const same_keys[] = {
-	"series_sha", "config_sha", "kernel_key", "qemu_version", "accel",
+	"kernel_release", "series_sha", "config_sha", "kernel_key",
+	"qemu_version", "accel",
 	"cpu_model", "online_cpus", NULL
 };
 
@@ -296,7 +297,7 @@ void history_json(struct jsonw *w, void *arg)
 
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "root", h->root);
-	jsonw_kv_str(w, "same", "series, config and kernel keys, QEMU "
+	jsonw_kv_str(w, "same", "kernel release, series, config and kernel keys, QEMU "
 		     "version, accelerator, CPU model and count, convbench "
 		     "arguments but --rounds, --first-round, --order-seed, "
 		     "--out (for the gmem ratios also those of gmem/)");

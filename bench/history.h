@@ -13,7 +13,7 @@
  * ratios, and stats_between_runs() (lib/stats.h) turns them and this
  * run's into the intervals of struct ratio_pct.
  *
- * "The same" is: equal series, config and kernel keys, QEMU version,
+ * "The same" is: equal kernel release, series, config and kernel keys, QEMU version,
  * accelerator, CPU model and CPU count in the provenance, and the same
  * convbench arguments but for --rounds, --first-round, --order-seed and
  * --out (the workload, not how it was split); for the ratios against

@@ -207,10 +207,10 @@ void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
 	if (!n)
 		return;
 	fprintf(f, "\n%s/%s over rounds (geometric mean of the "
-		"per-round ratios; 95%% interval of a repeat run: rounds, "
-		"and the spread of earlier runs of this build where "
-		"--history gave some; a tail ratio only where >= %d samples "
-		"lie beyond it in each mode):\n",
+		"per-round ratios; 95%% CI: where a repeat run lands, all "
+		"p50 ratios jointly, from the rounds and the earlier runs "
+		"of --history; a tail ratio only where >= %d samples lie "
+		"beyond it in each mode):\n",
 		conv_mode_name(ratios[0].num), conv_mode_name(ratios[0].den),
 		STATS_TAIL_MIN);
 	for (i = 0; i < n; i++) {
