@@ -16,7 +16,7 @@
 #   bench/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]
 #
-# Environment: BENCH_ROUNDS (5), BENCH_ITERATIONS (600 per cell and
+# Environment: BENCH_ROUNDS (10), BENCH_ITERATIONS (300 per cell and
 # round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
 # BENCH_ORDER_SEED (random), BENCH_HYPERFINE (1: whole runs, last boot),
 # BENCH_TIMEOUT (seconds per boot, 1500), BENCH_MODES (v5,gmem; v5 or
@@ -26,8 +26,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-rounds=${BENCH_ROUNDS:-5}
-iterations=${BENCH_ITERATIONS:-600}
+# rounds, not conversions, are what the intervals rest on: a round's
+# p50 ratio moves by ~9% (4K) and ~4% (2M) from boot to boot, and by
+# 0.4-1.5% when one round's 300 conversions are resampled
+rounds=${BENCH_ROUNDS:-10}
+iterations=${BENCH_ITERATIONS:-300}
 sizes=${BENCH_SIZES:-4K,64K,2M}
 count_iters=${BENCH_COUNT_ITERATIONS:-20}
 root=results
