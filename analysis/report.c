@@ -64,7 +64,7 @@ static void print_setup(FILE *f, const struct run *r)
 	const struct jv *method = jv_get(r->sum, "method");
 	const struct jv *rounds = jv_get(r->sum, "rounds");
 	const struct jv *hist = jv_get(r->sum, "history");
-	double family;
+	double family, need;
 	size_t nhist;
 	const struct jv *c0 = jv_at(jv_get(r->sum, "cells"), 0);
 	char cpu[128], buf[512], name[256];
@@ -118,12 +118,19 @@ static void print_setup(FILE *f, const struct run *r)
 		 "alone", family);
 	text_wrap(f, "", "  ", buf);
 	nhist = jv_len(jv_get(hist, "runs"));
-	if (nhist)
+	need = jv_num(jv_get(hist, "needed_for_a_between_run_term"), 1);
+	if (nhist && nhist >= need)
 		snprintf(buf, sizeof(buf), "both from t over rounds and the "
 			 "spread between this run and %zu earlier run%s of "
 			 "this build and machine, listed as 'earlier' "
 			 "(summary.json method.ci)", nhist,
 			 nhist == 1 ? "" : "s");
+	else if (nhist)
+		snprintf(buf, sizeof(buf), "both from this run's rounds "
+			 "alone: %zu earlier run%s of this build and machine "
+			 "(listed as 'earlier'), %.0f needed for a between-run "
+			 "term (runs that move make them too narrow)", nhist,
+			 nhist == 1 ? "" : "s", need);
 	else
 		snprintf(buf, sizeof(buf), "both from this run's rounds "
 			 "alone: no earlier run of this build and machine%s, "

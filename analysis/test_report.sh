@@ -438,9 +438,9 @@ rc2=$?
 result $? "--gmem-run without --merge, or on a folder without a merged gmem run: exit 2 ($rc, $rc2)"
 
 # --- earlier runs: --history=ROOT widens the intervals by their spread
-# two earlier runs of the same build in which inplace was 0.9 and 1.1
-# times what it is here (0.63 and 0.77), one on another CPU, one whose
-# summary.json is cut short, and a folder that is not a run
+# three earlier runs of the same build in which inplace was 0.9, 1.1 and
+# 0.95 times what it is here (0.63, 0.77, 0.665), one on another CPU,
+# one whose summary.json is cut short, and a folder that is not a run
 hroot=$tmp/results
 mkdir -p "$hroot"
 earlier() {	# earlier NAME RUNFACTOR [CPU]
@@ -457,6 +457,7 @@ earlier 2026-12-01-100000-a 0.9
 earlier 2026-12-01-110000-b 1.1
 earlier 2026-12-01-120000-c 0.5 "AMD EPYC 7B13"
 earlier 2026-12-01-130000-d 1
+earlier 2026-12-01-140000-e 0.95
 head -c 200 "$hroot/2026-12-01-130000-d/summary.json" > "$tmp/cut" &&
 	mv "$tmp/cut" "$hroot/2026-12-01-130000-d/summary.json"
 mkdir -p "$hroot/notes"
@@ -467,22 +468,23 @@ sed 's/^/# history merge: /' "$tmp/hmerge.err"
 [ $rc -eq 0 ] && grep -q -- '--history: 2026-12-01-130000-d left out: ' "$tmp/hmerge.err"
 result $? "--history: a merge over earlier runs exits 0, the cut-short one said ($rc)"
 tr -d ' \n' < "$hrun/summary.json" > "$tmp/h.json"
-grep -q '"runs":\[{"run":"2026-12-01-100000-a","gmem_same":false},{"run":"2026-12-01-110000-b","gmem_same":false}\],"other_build_or_machine":1,"unreadable":1' "$tmp/h.json"
-result $? "summary.json's history: the two of this build, oldest first; one of another CPU, one unreadable"
+grep -q '"runs":\[{"run":"2026-12-01-100000-a","gmem_same":false},{"run":"2026-12-01-110000-b","gmem_same":false},{"run":"2026-12-01-140000-e","gmem_same":false}\],"other_build_or_machine":1,"unreadable":1' "$tmp/h.json"
+result $? "summary.json's history: the three of this build, oldest first; one of another CPU, one unreadable"
 "$CR" "$hrun" > /dev/null 2>&1
 hrep=$hrun/report.txt
 tr '\n' ' ' < "$hrep" | sed 's/   */ /g' > "$tmp/hrep1"
 grep -q '95% CI of a ratio: where a repeat run lands, jointly: all 4 p50 ratios of a repeat run lie inside' "$tmp/hrep1" &&
-	grep -q 'both from t over rounds and the spread between this run and 2 earlier runs of this build and machine' "$tmp/hrep1" &&
-	[ "$(grep -c '^    earlier  0.630 0.770$' "$hrep")" -eq 4 ]
-result $? "the report says what the intervals take in and lists each earlier run's ratio (0.630 0.770)"
+	grep -q 'both from t over rounds and the spread between this run and 3 earlier runs of this build and machine' "$tmp/hrep1" &&
+	[ "$(grep -c '^    earlier  0.630 0.770 0.665$' "$hrep")" -eq 4 ]
+result $? "the report says what the intervals take in and lists each earlier run's ratio (0.630 0.770 0.665)"
 # the same cell without and with the earlier runs
 w0=$(grep -m1 '^  in/de p50   0.700  95% CI' "$rep" | awk '{ split($6, a, /\.\./); print a[1], a[2] }')
 w1=$(grep -m1 '^  in/de p50   0.700  95% CI' "$hrep" | awk '{ split($6, a, /\.\./); print a[1], a[2] }')
 echo "# 4K to-shared p50 0.700: alone $w0, with the earlier runs $w1"
-echo "$w0 $w1" | awk '{ exit !($3 < $1 && $4 > $2 && $3 < 0.63 && $4 > 0.77) }'
-result $? "the interval widens to hold the runs 0.63 and 0.77 ($w0 -> $w1)"
-grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"between_runs_sd_log":0\.09[0-9]*,' &&
+# (two rounds alone give t with 1 df; the earlier runs' rounds add df)
+echo "$w0 $w1" | awk '{ exit !($3 != $1 && $3 < 0.63 && $4 > 0.77) }'
+result $? "the interval takes in the runs and holds 0.63 and 0.77 ($w0 -> $w1)"
+grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"between_runs_sd_log":0\.0[89][0-9]*,' &&
 	grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"rounds_ci95_lo":0\.[0-9]+,"rounds_ci95_hi":0\.[0-9]+'
 result $? "summary.json: the between-run sd (log 0.09..0.1) and the rounds-only interval beside it"
 "$CB" --merge="$boots" --history="$tmp/nowhere" --out="$tmp/h2" > /dev/null 2> "$tmp/herr"
@@ -511,6 +513,12 @@ tr -d ' \n' < "$tmp/g3/summary.json" > "$tmp/g3.json"
 	grep -o '"inplace_over_gmem":.*' "$tmp/g3.json" | grep -qE '^"inplace_over_gmem":\[\{"size":"4K","direction":"to-shared","n_inplace":120,"n_gmem":180,"p50":\{[^}]*"earlier_runs":\[\{"run":"2026-12-02-a","ratio":0\.4[45][0-9]*\}\]' &&
 	grep -o '"ratios_inplace_over_destructive":.*' "$tmp/g3.json" | grep -qE '"earlier_runs":\[\{"run":"2026-12-02-a","ratio":0\.6[23][0-9]*\},\{"run":"2026-12-02-b","ratio":0\.6[23][0-9]*\}\]'
 result $? "against gmem: an earlier run counts only with gmem/ of the same 6.12 build ($rc)"
+# two earlier runs are listed but too few for a between-run term
+"$CR" "$tmp/g3" > /dev/null 2>&1
+tr '\n' ' ' < "$tmp/g3/report.txt" | sed 's/   */ /g' > "$tmp/g3rep"
+grep -o '"ratios_inplace_over_destructive":.*' "$tmp/g3.json" | grep -qE '^[^]]*"between_runs_sd_log":0,' &&
+	grep -q "both from this run's rounds alone: 2 earlier runs of this build and machine (listed as 'earlier'), 3 needed for a between-run term" "$tmp/g3rep"
+result $? "with 2 earlier runs (3 needed) the intervals are the rounds', and the report says so"
 
 # --- the other ways in, and the ways out
 make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1

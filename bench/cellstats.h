@@ -72,6 +72,13 @@ struct cell_stats {
 };
 
 #define HISTORY_MAX	32	/* earlier runs an interval takes in */
+/*
+ * earlier runs a between-run term needs: from fewer, its variance is
+ * so uncertain (t with 1 or 2 df at the joint level: 19 to 450) that
+ * the interval says nothing; the rounds' interval is given instead,
+ * and said to lack the term
+ */
+#define HISTORY_MIN	3
 
 struct ratio_pct {
 	double ratio;			/* geometric mean over rounds */

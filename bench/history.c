@@ -285,7 +285,8 @@ void history_apply(const struct history *h, enum history_list list,
 				k++;
 			}
 			x->nearlier = k;
-			ratio_pct_intervals(x, m, v, k, family);
+			ratio_pct_intervals(x, m, v, k >= HISTORY_MIN ? k : 0,
+					    family);
 		}
 	}
 }
@@ -313,6 +314,7 @@ void history_json(struct jsonw *w, void *arg)
 	jsonw_kv_u64(w, "other_build_or_machine", h->nother);
 	jsonw_kv_u64(w, "unreadable", h->nbad);
 	jsonw_kv_u64(w, "older_not_taken", h->nolder);
+	jsonw_kv_u64(w, "needed_for_a_between_run_term", HISTORY_MIN);
 	jsonw_obj_close(w);
 }
 

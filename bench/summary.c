@@ -184,8 +184,10 @@ static void json_method(struct jsonw *w, const struct report *r)
 		     "Welch-Satterthwaite, rounded down. each_ci95: the same "
 		     "at 95% for the ratio alone. machine_ci95: the 95% CI of "
 		     "the machine's ratio, -/+ t sqrt(v0 + tau2). rounds_ci95: "
-		     "the t interval over this run's rounds alone. With no "
-		     "earlier run tau2 is unknown and taken as 0. A cell's p50 "
+		     "the t interval over this run's rounds alone. With fewer "
+		     "earlier runs than history.needed_for_a_between_run_term "
+		     "tau2 is unknown and taken as 0 (the earlier runs are "
+		     "listed, not used). A cell's p50 "
 		     "interval is over this run's rounds (absolute times move "
 		     "with the machine between runs); rounds, not samples, are "
 		     "the independent units");
