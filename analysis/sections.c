@@ -33,7 +33,7 @@ static const char *count_str(const struct jv *x, double scale, char *buf,
 	return buf;
 }
 
-#define WORK_FMT "  %-11s%6s%5s%9s%7s%14s%8s%4s%6s"
+#define WORK_FMT "  %-11s%6s%5s%9s%7s%13s%8s%4s%7s"
 
 void print_work(FILE *f, const struct run *r, const struct run *g)
 {
