@@ -163,23 +163,27 @@ static int cell_build(const struct cell_result *res, size_t nres,
 void ratio_pct_intervals(struct ratio_pct *x, const double *m,
 			 const double *v, size_t k, unsigned int family)
 {
-	struct stats_between b, j;
-	double g, m0, v0;
+	struct stats_between b, j, r;
+	double m0, v0;
 
 	if (!family)
 		family = 1;
 	x->family = family;
+	x->ratio = x->nrounds == 1 ? x->per_round[0] : NAN;
 	x->lo = x->hi = x->elo = x->ehi = x->mlo = x->mhi = NAN;
 	x->rounds_lo = x->rounds_hi = NAN;
 	x->tau = 0;
 	x->df = 0;
-	if (stats_ratio_rounds(x->per_round, x->nrounds, CS_CONF, &g,
-			       &x->rounds_lo, &x->rounds_hi) ||
-	    stats_log_mean_var(x->per_round, x->nrounds, &m0, &v0) ||
+	/* the rounds' interval is the machine's with no earlier run */
+	if (stats_log_mean_var(x->per_round, x->nrounds, &m0, &v0) ||
+	    stats_between_runs(m0, v0, x->nrounds, NULL, NULL, 0, CS_CONF, &r) ||
 	    stats_between_runs(m0, v0, x->nrounds, m, v, k, CS_CONF, &b) ||
 	    stats_between_runs(m0, v0, x->nrounds, m, v, k,
 			       1 - (1 - CS_CONF) / family, &j))
 		return;
+	x->ratio = exp(m0);
+	x->rounds_lo = exp(r.lo);
+	x->rounds_hi = exp(r.hi);
 	x->lo = exp(j.rlo);
 	x->hi = exp(j.rhi);
 	x->df = j.rdf;
@@ -219,9 +223,6 @@ void ratio_stats_build(struct ratio_stats *q)
 			x->per_round[x->nrounds++] = in->round[b].pct[p] /
 						     de->round[a].pct[p];
 		}
-		if (x->nrounds)
-			stats_ratio_rounds(x->per_round, x->nrounds, CS_CONF,
-					   &x->ratio, &x->lo, &x->hi);
 		ratio_pct_intervals(x, NULL, NULL, 0, 1);
 	}
 }

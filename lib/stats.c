@@ -392,21 +392,23 @@ int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 int stats_log_mean_var(const double *ratio, size_t n, double *mean,
 		       double *var)
 {
-	double s = 0, ss = 0, m;
+	double *l, sd;
 	size_t i;
 
 	if (n < 2)
 		return -EINVAL;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (!(ratio[i] > 0) || isinf(ratio[i]))
 			return -EINVAL;
-		s += log(ratio[i]);
-	}
-	m = s / (double)n;
+	l = malloc(n * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		ss += (log(ratio[i]) - m) * (log(ratio[i]) - m);
-	*mean = m;
-	*var = ss / (double)(n - 1) / (double)n;
+		l[i] = log(ratio[i]);
+	*mean = stats_mean(l, n);
+	sd = stats_stddev(l, n);
+	*var = sd * sd / (double)n;
+	free(l);
 	return 0;
 }
 

@@ -76,7 +76,7 @@ int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 
 /*
  * The mean of the logs of n >= 2 ratios (all > 0) and the variance of
- * that mean (s^2 / n): 0, or -EINVAL
+ * that mean (s^2 / n): 0, -EINVAL or -ENOMEM
  */
 int stats_log_mean_var(const double *ratio, size_t n, double *mean,
 		       double *var);
