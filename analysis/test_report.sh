@@ -487,6 +487,18 @@ result $? "the interval takes in the runs and holds 0.63 and 0.77 ($w0 -> $w1)"
 grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"between_runs_sd_log":0\.0[89][0-9]*,' &&
 	grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"rounds_ci95_lo":0\.[0-9]+,"rounds_ci95_hi":0\.[0-9]+'
 result $? "summary.json: the between-run sd (log 0.09..0.1) and the rounds-only interval beside it"
+# more earlier runs than HISTORY_MAX (32): the newest 32, oldest first
+many=$tmp/many
+mkdir -p "$many"
+for i in $(seq 10 43); do
+	mkdir -p "$many/2026-11-01-1000$i"
+	cp "$hroot/2026-12-01-100000-a/summary.json" "$many/2026-11-01-1000$i/"
+done
+"$CB" --merge="$boots" --history="$many" --out="$tmp/hm" > /dev/null 2>&1
+tr -d ' \n' < "$tmp/hm/summary.json" > "$tmp/hm.json"
+grep -q '"runs":\[{"run":"2026-11-01-100012",' "$tmp/hm.json" &&
+	grep -q '{"run":"2026-11-01-100043","gmem_same":false}\],"other_build_or_machine":0,"unreadable":0,"older_not_taken":2' "$tmp/hm.json"
+result $? "34 earlier runs: the newest 32 taken, oldest first, 2 older counted"
 "$CB" --merge="$boots" --history="$tmp/nowhere" --out="$tmp/h2" > /dev/null 2> "$tmp/herr"
 rc=$?
 "$CB" --history="$hroot" --out="$tmp/h3" > /dev/null 2> "$tmp/herr2"

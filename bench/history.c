@@ -158,8 +158,8 @@ int history_load(struct history *h, const char *root, const char *self,
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_name);
-	/* newest first (names start with the date), then kept oldest first */
-	for (i = n; i-- > 0 && !r;) {
+	/* oldest first (names start with the date); the newest kept */
+	for (i = 0; i < n && !r; i++) {
 		struct jv *sum, *gsum;
 		char gp[PATH_MAX];
 
@@ -180,10 +180,15 @@ int history_load(struct history *h, const char *root, const char *self,
 			jsonr_free(sum);
 			continue;
 		}
-		if (h->nruns == HISTORY_MAX) {
+		if (h->nruns == HISTORY_MAX) {	/* drop the oldest */
 			h->nolder++;
-			jsonr_free(sum);
-			continue;
+			jsonr_free(h->sum[0]);
+			free(h->name[0]);
+			h->nruns--;
+			memmove(h->sum, h->sum + 1, h->nruns * sizeof(*h->sum));
+			memmove(h->name, h->name + 1, h->nruns * sizeof(*h->name));
+			memmove(h->gmem_same, h->gmem_same + 1,
+				h->nruns * sizeof(*h->gmem_same));
 		}
 		snprintf(gp, sizeof(gp), "%s/%s/gmem/summary.json", root,
 			 names[i]);
@@ -198,20 +203,6 @@ int history_load(struct history *h, const char *root, const char *self,
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	/* oldest first */
-	for (i = 0; i < h->nruns / 2; i++) {
-		size_t j = h->nruns - 1 - i;
-		struct jv *s = h->sum[i];
-		char *nm = h->name[i];
-		bool g = h->gmem_same[i];
-
-		h->sum[i] = h->sum[j];
-		h->name[i] = h->name[j];
-		h->gmem_same[i] = h->gmem_same[j];
-		h->sum[j] = s;
-		h->name[j] = nm;
-		h->gmem_same[j] = g;
-	}
 	if (r)
 		fprintf(stderr, "convbench: --history: %s\n", strerror(ENOMEM));
 	return r;
