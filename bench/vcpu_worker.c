@@ -309,11 +309,17 @@ void *worker_main(void *arg)
 				break;
 			continue;
 		} else {
+			char tables[96] = "";
+
+			if (run->exit_reason == KVM_EXIT_SHUTDOWN)
+				x86_check_tables(w->vcpu->vm, tables,
+						 sizeof(tables));
 			snprintf(w->error, sizeof(w->error),
-				 "vCPU %u: unexpected exit %u (%s; guest rip %#llx)",
+				 "vCPU %u: unexpected exit %u (%s; guest rip %#llx%s%s)",
 				 w->vcpu->id, run->exit_reason,
 				 exit_reason_str(run->exit_reason),
-				 (unsigned long long)guest_rip(w));
+				 (unsigned long long)guest_rip(w),
+				 *tables ? "; " : "", tables);
 			break;
 		}
 		w->last_exit = run->exit_reason;

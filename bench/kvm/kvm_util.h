@@ -314,5 +314,7 @@ extern char guest_code_returned[];
 int __x86_vcpu_setup(struct kvm_vcpu *vcpu, void *guest_code);
 int __x86_load_image(struct kvm_vm *vm);
 uint64_t x86_image_end(void);
+/* after a triple fault: 0 if the guest's tables are as built, why */
+int x86_check_tables(struct kvm_vm *vm, char *why, size_t len);
 
 #endif /* CONVBENCH_KVM_UTIL_H */

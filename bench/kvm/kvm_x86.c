@@ -205,6 +205,56 @@ static int build_page_tables(struct kvm_vm *vm)
 	return 0;
 }
 
+/*
+ * After a triple fault: are the guest's page tables, GDT and IDT still
+ * what the host wrote (the walker's accessed/dirty bits aside)? Says
+ * which entry changed, or that all are intact. A triple fault with
+ * intact tables is not guest memory corruption: the guest saw a fault
+ * its tables cannot produce (under TCG, an emulation race).
+ */
+int x86_check_tables(struct kvm_vm *vm, char *why, size_t len)
+{
+	const uint64_t ad = 3ULL << 5;	/* accessed, dirty */
+	uint64_t *pml4, *pdpt, *pd, *idt;
+	unsigned int g, i, v;
+
+	pml4 = __addr_gpa2hva(vm, vm->pml4_gpa);
+	if (!pml4)
+		return snprintf(why, len, "PML4 not in guest memory"), -EFAULT;
+	pdpt = __addr_gpa2hva(vm, pml4[0] & 0xffffffffff000ULL);
+	if ((pml4[0] & ~ad & 0xfff) != (PTE_P | PTE_RW) || !pdpt)
+		return snprintf(why, len, "PML4[0] changed: %#llx",
+				(unsigned long long)pml4[0]), -EINVAL;
+	for (g = 0; g < vm->map_gib; g++) {
+		pd = __addr_gpa2hva(vm, pdpt[g] & 0xffffffffff000ULL);
+		if ((pdpt[g] & ~ad & 0xfff) != (PTE_P | PTE_RW) || !pd)
+			return snprintf(why, len, "PDPT[%u] changed: %#llx", g,
+					(unsigned long long)pdpt[g]), -EINVAL;
+		for (i = 0; i < 512; i++) {
+			uint64_t want = ((uint64_t)g * SZ_1G + i * SZ_2M) |
+					PTE_P | PTE_RW | PTE_PS;
+
+			if ((pd[i] & ~ad) != want)
+				return snprintf(why, len,
+						"PD[%u][%u] is %#llx, not %#llx",
+						g, i, (unsigned long long)pd[i],
+						(unsigned long long)want), -EINVAL;
+		}
+	}
+	idt = __addr_gpa2hva(vm, vm->idt_gpa);
+	for (v = 0; idt && v < 32; v++) {
+		uint64_t h = guest_exception_stubs[v];
+
+		if (idt[2 * v] != ((h & 0xffff) | (uint64_t)SEL_CODE << 16 |
+				   0x8eULL << 40 | (h >> 16 & 0xffff) << 48) ||
+		    idt[2 * v + 1] != h >> 32)
+			return snprintf(why, len, "IDT vector %u changed", v),
+			       -EINVAL;
+	}
+	snprintf(why, len, "page tables and IDT intact");
+	return 0;
+}
+
 static uint64_t tss_descriptor_low(uint64_t base, uint32_t limit)
 {
 	return (limit & 0xffffULL) | (base & 0xffffffULL) << 16 |

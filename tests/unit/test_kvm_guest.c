@@ -73,6 +73,17 @@ static GUEST_CODE void guest_page_fault(void)
 	GUEST_DONE();
 }
 
+/* an IDT of limit 0: the page fault cannot be delivered, triple fault */
+static GUEST_CODE void guest_triple_fault(void)
+{
+	struct __attribute__((packed)) { uint16_t limit; uint64_t base; }
+		idtr = { 0, 0 };
+
+	asm volatile("lidt %0" : : "m"(idtr));
+	GUEST_SYNC(guest_read64(UNMAPPED_GVA));
+	GUEST_DONE();
+}
+
 static GUEST_CODE void guest_returns(void)
 {
 }
@@ -240,6 +251,44 @@ static void test_exception(void *guest_code, uint64_t vector,
 	abort_expected = false;
 	tap_result(ok, "guest %s is reported as vector %llu", what,
 		   (unsigned long long)vector);
+}
+
+/*
+ * x86_check_tables(), what convbench says after a SHUTDOWN exit: a real
+ * triple fault with the tables as built is "intact"; a changed page
+ * directory entry or IDT gate is named.
+ */
+static void test_check_tables(void)
+{
+	struct kvm_vcpu *vcpu = new_vcpu(guest_triple_fault, 2000);
+	uint64_t *pml4, *pdpt, *pd, *idt, pde, gate;
+	char why[96];
+	int r, c;
+
+	r = __vcpu_run(vcpu);
+	c = x86_check_tables(vm, why, sizeof(why));
+	tap_result(!r && vcpu->run->exit_reason == KVM_EXIT_SHUTDOWN && !c,
+		   "guest triple fault: exit %s, tables: %s",
+		   exit_reason_str(vcpu->run->exit_reason), why);
+
+	pml4 = addr_gpa2hva(vm, vm->pml4_gpa);
+	pdpt = addr_gpa2hva(vm, pml4[0] & 0xffffffffff000ULL);
+	pd = addr_gpa2hva(vm, pdpt[1] & 0xffffffffff000ULL);
+	pde = pd[3];
+	pd[3] &= ~1ULL;			/* 0x40600000 not present */
+	c = x86_check_tables(vm, why, sizeof(why));
+	pd[3] = pde;
+	tap_result(c == -EINVAL && strstr(why, "PD[1][3] is"),
+		   "a changed page directory entry is named (%s)", why);
+
+	idt = addr_gpa2hva(vm, vm->idt_gpa);
+	gate = idt[2 * 14];
+	idt[2 * 14] ^= 1ULL << 47;	/* #PF gate not present */
+	c = x86_check_tables(vm, why, sizeof(why));
+	idt[2 * 14] = gate;
+	tap_result(c == -EINVAL && !strcmp(why, "IDT vector 14 changed") &&
+		   !x86_check_tables(vm, why, sizeof(why)),
+		   "a changed IDT gate is named, and intact once restored");
 }
 
 static void test_return(void)
@@ -451,6 +500,7 @@ int main(void)
 	test_exception(guest_ud2, 6, 0, "ud2");
 	test_exception(guest_page_fault, 14, UNMAPPED_GVA, "page fault");
 	test_return();
+	test_check_tables();
 	test_timeout();
 	test_threads();
 	test_errors();
