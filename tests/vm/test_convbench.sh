@@ -13,6 +13,7 @@
 cd "$(dirname "$0")" || exit 1
 CB=./convbench
 CHECK=./samples_check
+. ./emu_retry.sh
 n=0 passed=0 failed=0 skipped=0
 work=${TMPDIR:-/tmp}/test_convbench.$$
 mkdir -p "$work"
@@ -108,8 +109,8 @@ ok $? "both modes over 3 rounds: the ratio, its CI over rounds and each round's 
 [ "$(grep -c ' conversions, all verified (round [0-2])$' "$work/both.txt")" -eq 12 ]
 ok $? "both modes over 3 rounds: 2 modes x 2 directions x 3 rounds reported"
 check_samples "$work/both/samples.csv" "both modes, 3 rounds"
-"$CB" --mode=destructive,inplace --size=64K --iterations=30 --vcpus=2 \
-	--rounds=1 --out="$work/both2" >"$work/both2.txt" 2>&1
+cb_run_smp "$work/both2.txt" "$work/both2" --mode=destructive,inplace \
+	--size=64K --iterations=30 --vcpus=2 --rounds=1
 rc=$?
 ok $rc "both modes, 2 vCPUs: exit 0 (got $rc)"
 [ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both2.txt" | sed 's/^/# /' | head -n 10

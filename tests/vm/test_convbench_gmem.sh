@@ -19,6 +19,7 @@
 cd "$(dirname "$0")" || exit 1
 CB=./convbench
 CHECK=./samples_check
+. ./emu_retry.sh
 n=0 passed=0 failed=0 skipped=0
 work=${TMPDIR:-/tmp}/test_convbench_gmem.$$
 mkdir -p "$work"
@@ -81,9 +82,12 @@ run_cell() {
 	shift 4
 	name="gmem $size $trig $content${1:+ $*}"
 	out=$work/gmem-$size-$trig-$content$(echo "$*" | tr -dc a-z0-9)
-	"$CB" --mode=gmem --size="$size" --trigger="$trig" --"$content" \
-		--rounds=1 --iterations="$iters" --warmup=2 --stall-timeout=20 \
-		--out="$out" "$@" >"$out.txt" 2>&1
+	set -- --mode=gmem --size="$size" --trigger="$trig" --"$content" \
+		--rounds=1 --iterations="$iters" --warmup=2 --stall-timeout=20 "$@"
+	case " $* " in
+	*" --vcpus=2 "*) cb_run_smp "$out.txt" "$out" "$@" ;;
+	*) "$CB" "$@" --out="$out" >"$out.txt" 2>&1 ;;
+	esac
 	rc=$?
 	ok $rc "$name: convbench exits 0 (got $rc)"
 	[ $rc -eq 0 ] || sed 's/^/# /' "$out.txt" | tail -n 20
