@@ -227,7 +227,9 @@ static void *vcpu_main(void *arg)
 			struct kvm_run_memory_exit *m = kvm_run_memory(v->vcpu->run);
 			char buf[512] = "";
 
-			if (!r)
+			if (v->vcpu->run->exit_reason == KVM_EXIT_SHUTDOWN)
+				x86_check_tables(vm, buf, sizeof(buf));
+			else if (!r)
 				ucall_describe(vm, &uc, buf, sizeof(buf));
 			else if (v->vcpu->run->exit_reason == KVM_EXIT_MEMORY_ERROR)
 				describe_memory_exit(v, m, buf, sizeof(buf));
