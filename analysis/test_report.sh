@@ -95,7 +95,8 @@ summary() {	# summary ROUND: a boot's plain/summary.json on stdout
     "kernel_release": "6.1.192-convbench-00017-gabcdef12",
     "series_sha": "0123456789abcdef0123", "config_sha": null,
     "qemu_version": "7.2.22", "accel": "tcg",
-    "cpu_model": "${CPU:-Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz}"
+    "cpu_model": "${CPU:-Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz}",
+    "argv": ["convbench", "--rounds=1", "--iterations=${ITER:-300}"]
   },
   "method": { "rounds": 1, "order_seed": 99 },
   "rounds": [ { "round": $1, "order": "2M destructive, 2M inplace, 4K inplace, 4K destructive" } ],
@@ -440,15 +441,16 @@ result $? "--gmem-run without --merge, or on a folder without a merged gmem run:
 # --- earlier runs: --history=ROOT widens the intervals by their spread
 # three earlier runs of the same build in which inplace was 0.9, 1.1 and
 # 0.95 times what it is here (0.63, 0.77, 0.665), one on another CPU,
-# one whose summary.json is cut short, and a folder that is not a run
+# one of other arguments (--iterations=600), one whose summary.json is
+# cut short, and a folder that is not a run
 hroot=$tmp/results
 mkdir -p "$hroot"
-earlier() {	# earlier NAME RUNFACTOR [CPU]
+earlier() {	# earlier NAME RUNFACTOR [CPU [ITERATIONS]]
 	eb=$tmp/eboots-$1
 	for r in 0 1; do
 		mkdir -p "$eb/boot-$r/plain"
 		samples $r 1 "$2" > "$eb/boot-$r/plain/samples.csv"
-		CPU=$3 summary $r > "$eb/boot-$r/plain/summary.json"
+		CPU=$3 ITER=$4 summary $r > "$eb/boot-$r/plain/summary.json"
 		printf 'valid=1\ntsc_khz=2600000\ntsc_khz_measured=2599990\ndeviation_pct=-0.0004\nclocksource=tsc\n' > "$eb/boot-$r/clock.env"
 	done
 	"$CB" --merge="$eb" --out="$hroot/$1" > /dev/null 2>&1
@@ -458,6 +460,7 @@ earlier 2026-12-01-110000-b 1.1
 earlier 2026-12-01-120000-c 0.5 "AMD EPYC 7B13"
 earlier 2026-12-01-130000-d 1
 earlier 2026-12-01-140000-e 0.95
+earlier 2026-12-01-150000-f 0.5 "" 600
 head -c 200 "$hroot/2026-12-01-130000-d/summary.json" > "$tmp/cut" &&
 	mv "$tmp/cut" "$hroot/2026-12-01-130000-d/summary.json"
 mkdir -p "$hroot/notes"
@@ -468,8 +471,8 @@ sed 's/^/# history merge: /' "$tmp/hmerge.err"
 [ $rc -eq 0 ] && grep -q -- '--history: 2026-12-01-130000-d left out: ' "$tmp/hmerge.err"
 result $? "--history: a merge over earlier runs exits 0, the cut-short one said ($rc)"
 tr -d ' \n' < "$hrun/summary.json" > "$tmp/h.json"
-grep -q '"runs":\[{"run":"2026-12-01-100000-a","gmem_same":false},{"run":"2026-12-01-110000-b","gmem_same":false},{"run":"2026-12-01-140000-e","gmem_same":false}\],"other_build_or_machine":1,"unreadable":1' "$tmp/h.json"
-result $? "summary.json's history: the three of this build, oldest first; one of another CPU, one unreadable"
+grep -q '"runs":\[{"run":"2026-12-01-100000-a","gmem_same":false},{"run":"2026-12-01-110000-b","gmem_same":false},{"run":"2026-12-01-140000-e","gmem_same":false}\],"other_build_or_machine":1,"other_arguments":1,"unreadable":1' "$tmp/h.json"
+result $? "summary.json's history: the three of this build, oldest first; one of another CPU, one of other arguments, one unreadable"
 "$CR" "$hrun" > /dev/null 2>&1
 hrep=$hrun/report.txt
 tr '\n' ' ' < "$hrep" | sed 's/   */ /g' > "$tmp/hrep1"
@@ -497,7 +500,7 @@ done
 "$CB" --merge="$boots" --history="$many" --out="$tmp/hm" > /dev/null 2>&1
 tr -d ' \n' < "$tmp/hm/summary.json" > "$tmp/hm.json"
 grep -q '"runs":\[{"run":"2026-11-01-100012",' "$tmp/hm.json" &&
-	grep -q '{"run":"2026-11-01-100043","gmem_same":false}\],"other_build_or_machine":0,"unreadable":0,"older_not_taken":2' "$tmp/hm.json"
+	grep -q '{"run":"2026-11-01-100043","gmem_same":false}\],"other_build_or_machine":0,"other_arguments":0,"unreadable":0,"older_not_taken":2' "$tmp/hm.json"
 result $? "34 earlier runs: the newest 32 taken, oldest first, 2 older counted"
 "$CB" --merge="$boots" --history="$tmp/nowhere" --out="$tmp/h2" > /dev/null 2> "$tmp/herr"
 rc=$?

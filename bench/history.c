@@ -86,17 +86,26 @@ static bool argv_covers(const struct jv *a, const struct jv *b)
 	return true;
 }
 
-static bool same_build(const struct jv *p, const struct jv *q)
+enum { SAME, OTHER_BUILD, OTHER_ARGS };
+
+static int differs(const struct jv *p, const struct jv *q)
 {
 	unsigned int i;
 
 	if (!p || !q)
-		return false;
+		return OTHER_BUILD;
 	for (i = 0; same_keys[i]; i++)
 		if (!jv_same(jv_get(p, same_keys[i]), jv_get(q, same_keys[i])))
-			return false;
-	return argv_covers(jv_get(p, "argv"), jv_get(q, "argv")) &&
-	       argv_covers(jv_get(q, "argv"), jv_get(p, "argv"));
+			return OTHER_BUILD;
+	if (argv_covers(jv_get(p, "argv"), jv_get(q, "argv")) &&
+	    argv_covers(jv_get(q, "argv"), jv_get(p, "argv")))
+		return SAME;
+	return OTHER_ARGS;
+}
+
+static bool same_build(const struct jv *p, const struct jv *q)
+{
+	return differs(p, q) == SAME;
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -162,6 +171,7 @@ int history_load(struct history *h, const char *root, const char *self,
 	for (i = 0; i < n && !r; i++) {
 		struct jv *sum, *gsum;
 		char gp[PATH_MAX];
+		int d;
 
 		snprintf(path, sizeof(path), "%s/%s", root, names[i]);
 		if (same_dir(path, self))
@@ -175,8 +185,10 @@ int history_load(struct history *h, const char *root, const char *self,
 			h->nbad++;
 			continue;
 		}
-		if (!same_build(prov, jv_get(sum, "provenance"))) {
-			h->nother++;
+		d = differs(prov, jv_get(sum, "provenance"));
+		if (d != SAME) {
+			h->nother += d == OTHER_BUILD;
+			h->nargs += d == OTHER_ARGS;
 			jsonr_free(sum);
 			continue;
 		}
@@ -303,6 +315,7 @@ void history_json(struct jsonw *w, void *arg)
 	}
 	jsonw_arr_close(w);
 	jsonw_kv_u64(w, "other_build_or_machine", h->nother);
+	jsonw_kv_u64(w, "other_arguments", h->nargs);
 	jsonw_kv_u64(w, "unreadable", h->nbad);
 	jsonw_kv_u64(w, "older_not_taken", h->nolder);
 	jsonw_kv_u64(w, "needed_for_a_between_run_term", HISTORY_MIN);

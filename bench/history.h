@@ -47,6 +47,7 @@ struct history {
 	struct jv *sum[HISTORY_MAX];
 	bool gmem_same[HISTORY_MAX];	/* its gmem/ is of the same build */
 	size_t nother;			/* runs of another build or machine */
+	size_t nargs;			/* same build, other arguments */
 	size_t nbad;			/* summary.json unreadable */
 	size_t nolder;			/* matching, but beyond HISTORY_MAX */
 };
