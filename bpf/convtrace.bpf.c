@@ -450,9 +450,59 @@ int BPF_PROG(cnt_first_use, struct inode *inode, unsigned long index)
 	return 0;
 }
 
+/* include/linux/kvm_host.h: KVM_REQUEST_MASK, KVM_REQ_TLB_FLUSH's number */
+#define CT_KVM_REQUEST_MASK	0xffu
+#define CT_KVM_REQ_TLB_FLUSH	0u
+
+/* threads inside kvm_flush_remote_tlbs() (its out-of-line copy) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} in_flush SEC(".maps");
+
+/*
+ * A remote TLB flush KVM asks for, counted once however the kernel
+ * inlined it: kvm_flush_remote_tlbs() where it is called out of line,
+ * and the request it makes, kvm_make_all_cpus_request(KVM_REQ_TLB_FLUSH),
+ * where it is not inside that function's out-of-line copy (6.12 inlines
+ * kvm_flush_remote_tlbs() into the attributes update; 6.1 may inline
+ * kvm_make_all_cpus_request() into it).
+ */
 SEC("fentry/kvm_flush_remote_tlbs")
 int BPF_PROG(cnt_tlb_flush, struct kvm *kvm)
 {
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, one = 1;
+
+	if (!traced(id))
+		return 0;
+	count(CTC_TLB_FLUSHES, 1);
+	bpf_map_update_elem(&in_flush, &tid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("fexit/kvm_flush_remote_tlbs")
+int BPF_PROG(cnt_tlb_flush_end, struct kvm *kvm)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+
+	if (traced(id))
+		bpf_map_delete_elem(&in_flush, &tid);
+	return 0;
+}
+
+SEC("fentry/kvm_make_all_cpus_request")
+int BPF_PROG(cnt_tlb_request, struct kvm *kvm, unsigned int req)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+
+	if ((req & CT_KVM_REQUEST_MASK) != CT_KVM_REQ_TLB_FLUSH ||
+	    !traced(id) || bpf_map_lookup_elem(&in_flush, &tid))
+		return 0;
 	count(CTC_TLB_FLUSHES, 1);
 	return 0;
 }

@@ -57,8 +57,10 @@ enum ct_tp {
  *   IPIS          interprocessor interrupts sent (call-function, single
  *                 and reschedule IPIs, one per target CPU)
  *   TLB_FLUSHES   KVM remote TLB flushes the traced process asked for
- *                 (kvm_flush_remote_tlbs(); not those of kcompactd or
- *                 other threads, which KVM's VM-wide counter includes)
+ *                 (kvm_make_all_cpus_request(KVM_REQ_TLB_FLUSH), which
+ *                 kvm_flush_remote_tlbs() makes and 6.12's attributes
+ *                 update makes inline; not those of kcompactd or other
+ *                 threads, which KVM's VM-wide counter includes)
  *   SPTE_4K..1G   leaf SPTEs KVM installed, by level
  *                 (kvmmmu:kvm_mmu_set_spte)
  */

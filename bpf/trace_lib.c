@@ -101,6 +101,8 @@ static const struct {
 			    "native_send_call_func_single_ipi" },
 	[CP_IPI_RESCHED] = { "cnt_ipi_resched", "native_smp_send_reschedule" },
 	[CP_TLB_FLUSH] = { "cnt_tlb_flush", "kvm_flush_remote_tlbs" },
+	[CP_TLB_FLUSH_END] = { "cnt_tlb_flush_end", "kvm_flush_remote_tlbs" },
+	[CP_TLB_REQUEST] = { "cnt_tlb_request", "kvm_make_all_cpus_request" },
 };
 
 static const char *const rt_names[NR_RT] = {

@@ -216,7 +216,8 @@ static const unsigned int counter_progs[CTC_NR] = {
 			     1u << CP_ZERO_RANGE | 1u << CP_FIRST_USE,
 	[CTC_IPIS] = 1u << CP_IPI_MASK | 1u << CP_IPI_SINGLE |
 		     1u << CP_IPI_RESCHED,
-	[CTC_TLB_FLUSHES] = 1u << CP_TLB_FLUSH,
+	[CTC_TLB_FLUSHES] = 1u << CP_TLB_FLUSH | 1u << CP_TLB_FLUSH_END |
+			    1u << CP_TLB_REQUEST,
 	[CTC_SPTE_4K] = 1u << CP_SET_SPTE,
 	[CTC_SPTE_2M] = 1u << CP_SET_SPTE,
 	[CTC_SPTE_1G] = 1u << CP_SET_SPTE,

@@ -165,6 +165,11 @@ grep -qE '^  gmem +4K +to-shared +exits 2 npt_faults 1 ' "$work/counts.txt" &&
 r=$?
 ok $r "--counts: one exit and one NPT fault per 4K conversion; pages freed not counted, and why ($rc)"
 [ $r -eq 0 ] || grep '^  gmem' "$work/counts.txt" | sed 's/^/# /' | head -n 4
+# 6.12 inlines kvm_flush_remote_tlbs() into the attributes update: the
+# flush is its request, and each conversion zaps and flushes once
+tlb=$(sed -n 's/^  gmem  *4K  *to-[a-z]* .* tlb_flush_requests \([^ ]*\) .*/\1/p' "$work/counts.txt" | tr '\n' ' ')
+[ "$tlb" = "1 1 " ]
+ok $? "--counts: one TLB flush request per 4K conversion, both directions (got: ${tlb:-none})"
 
 # --- --trace=all: the 6.12 conversion path, counted per direction.
 # Each explicit conversion sets the attributes once; each to-shared

@@ -14,7 +14,7 @@
 # defaults.
 
 # convtrace's default set, then what convbench --counts attaches to
-FUNCS=${PROBE_FUNCS:-"memfile_notifier_invalidate memfile_notifier_fallocate kvm_faultin_pfn_private shmem_fallocate shmem_convert_range shmem_get_lock_pfn clear_huge_page native_send_call_func_ipi native_send_call_func_single_ipi native_smp_send_reschedule kvm_flush_remote_tlbs"}
+FUNCS=${PROBE_FUNCS:-"memfile_notifier_invalidate memfile_notifier_fallocate kvm_faultin_pfn_private shmem_fallocate shmem_convert_range shmem_get_lock_pfn clear_huge_page native_send_call_func_ipi native_send_call_func_single_ipi native_smp_send_reschedule kvm_flush_remote_tlbs kvm_make_all_cpus_request"}
 HERE=$(dirname "$0")
 KALLSYMS=${KALLSYMS:-/proc/kallsyms}
 BTF=${BTF:-/sys/kernel/btf/vmlinux}
