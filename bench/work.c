@@ -102,6 +102,14 @@ void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 				     "pages only";
 			continue;
 		}
+		if (m == MODE_GMEM && c == WC_PAGES_ZEROED) {
+			/* clear_huge_page() is missing there as well */
+			wc->why[c] = "gmem: 6.12 clears a private folio in "
+				     "kvm_gmem_prepare_folio() (clear_highpage() "
+				     "per page), inlined into kvm_gmem_get_pfn(): "
+				     "no probe point sees it";
+			continue;
+		}
 		if (conv_trace_counter(h->t, trace_hook_base(h, m, size) + d,
 				       ctc, &v, &wc->why[c]))
 			continue;

@@ -161,9 +161,10 @@ ok $? "a word the host corrupts is seen by the guest's verifier, with its gpa ($
 	--out="$work/counts" >"$work/counts.txt" 2>&1
 rc=$?
 grep -qE '^  gmem +4K +to-shared +exits 2 npt_faults 1 ' "$work/counts.txt" &&
-	grep -q '"not_counted_why": "gmem: guest_memfd.s pages are not swap-backed' "$work/counts/summary.json"
+	grep -q '"not_counted_why": "gmem: guest_memfd.s pages are not swap-backed' "$work/counts/summary.json" &&
+	grep -q '"not_counted_why": "gmem: 6.12 clears a private folio in kvm_gmem_prepare_folio()' "$work/counts/summary.json"
 r=$?
-ok $r "--counts: one exit and one NPT fault per 4K conversion; pages freed not counted, and why ($rc)"
+ok $r "--counts: one exit and one NPT fault per 4K conversion; pages freed and zeroed not counted, and why ($rc)"
 [ $r -eq 0 ] || grep '^  gmem' "$work/counts.txt" | sed 's/^/# /' | head -n 4
 # 6.12 inlines kvm_flush_remote_tlbs() into the attributes update: the
 # flush is its request, and each conversion zaps and flushes once
