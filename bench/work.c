@@ -48,6 +48,26 @@ static uint64_t conv_field(const struct conv_work *w, enum work_count c)
 	}
 }
 
+/*
+ * Counters that would show a gmem conversion 0 for work it does: what
+ * they cannot see in 6.12, said instead of a number
+ */
+static const char *gmem_blind(enum work_count c)
+{
+	switch (c) {
+	case WC_PAGES_FREED:
+		return "gmem: guest_memfd's pages are not swap-backed, and "
+		       "the page-free counter counts swap-backed (shmem, "
+		       "anonymous) pages only";
+	case WC_PAGES_ZEROED:	/* clear_huge_page() is missing there too */
+		return "gmem: 6.12 clears a private folio in "
+		       "kvm_gmem_prepare_folio() (clear_highpage() per page), "
+		       "inlined into kvm_gmem_get_pfn(): no probe point sees it";
+	default:
+		return NULL;
+	}
+}
+
 void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 	     enum conv_dir d, struct work_cell *wc)
 {
@@ -94,20 +114,8 @@ void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 		}
 		if (!h || !h->t || !wc->n)
 			continue;
-		if (m == MODE_GMEM && c == WC_PAGES_FREED) {
-			/* a 0 here would be the counter's blind spot */
-			wc->why[c] = "gmem: guest_memfd's pages are not "
-				     "swap-backed, and the page-free counter "
-				     "counts swap-backed (shmem, anonymous) "
-				     "pages only";
-			continue;
-		}
-		if (m == MODE_GMEM && c == WC_PAGES_ZEROED) {
-			/* clear_huge_page() is missing there as well */
-			wc->why[c] = "gmem: 6.12 clears a private folio in "
-				     "kvm_gmem_prepare_folio() (clear_highpage() "
-				     "per page), inlined into kvm_gmem_get_pfn(): "
-				     "no probe point sees it";
+		if (m == MODE_GMEM && gmem_blind(c)) {
+			wc->why[c] = gmem_blind(c);
 			continue;
 		}
 		if (conv_trace_counter(h->t, trace_hook_base(h, m, size) + d,
