@@ -360,32 +360,26 @@ int stats_mean_ci_t(const double *v, size_t n, double conf, double *mean,
 int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 		       double *geomean, double *lo, double *hi)
 {
-	double *l, m, a, b;
-	size_t i;
+	double m, v, half;
 	int err;
 
 	if (!n || !(conf > 0 && conf < 1))
 		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (!(ratio[i] > 0) || isinf(ratio[i]))
-			return -EINVAL;
 	if (n == 1) {
+		if (!(ratio[0] > 0) || isinf(ratio[0]))
+			return -EINVAL;
 		*geomean = ratio[0];
 		*lo = *hi = NAN;
 		return 0;
 	}
-	l = malloc(n * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		l[i] = log(ratio[i]);
-	err = stats_mean_ci_t(l, n, conf, &m, &a, &b);
-	free(l);
+	err = stats_log_mean_var(ratio, n, &m, &v);
 	if (err)
 		return err;
+	half = stats_t_quantile((1 + conf) / 2, (unsigned int)(n - 1)) *
+	       sqrt(v);
 	*geomean = exp(m);
-	*lo = exp(a);
-	*hi = exp(b);
+	*lo = exp(m - half);
+	*hi = exp(m + half);
 	return 0;
 }
 
