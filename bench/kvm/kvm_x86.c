@@ -182,6 +182,22 @@ static void *alloc_zeroed_page(struct kvm_vm *vm, uint64_t *gpa)
 	return p;
 }
 
+/* the identity map's PD entry for GiB g, 2M page i */
+static uint64_t identity_pde(unsigned int g, unsigned int i)
+{
+	return ((uint64_t)g * SZ_1G + i * SZ_2M) | PTE_P | PTE_RW | PTE_PS;
+}
+
+/* vector v's 64-bit interrupt gate, low and high quadword */
+static void idt_gate(unsigned int v, uint64_t gate[2])
+{
+	uint64_t h = guest_exception_stubs[v];
+
+	gate[0] = (h & 0xffff) | (uint64_t)SEL_CODE << 16 | 0x8eULL << 40 |
+		  (h >> 16 & 0xffff) << 48;
+	gate[1] = h >> 32;
+}
+
 static int build_page_tables(struct kvm_vm *vm)
 {
 	uint64_t *pml4, *pdpt, *pd, pdpt_gpa, pd_gpa;
@@ -199,8 +215,7 @@ static int build_page_tables(struct kvm_vm *vm)
 			return -ENOMEM;
 		pdpt[g] = pd_gpa | PTE_P | PTE_RW;
 		for (i = 0; i < 512; i++)
-			pd[i] = ((uint64_t)g * SZ_1G + i * SZ_2M) |
-				PTE_P | PTE_RW | PTE_PS;
+			pd[i] = identity_pde(g, i);
 	}
 	return 0;
 }
@@ -231,8 +246,7 @@ int x86_check_tables(struct kvm_vm *vm, char *why, size_t len)
 			return snprintf(why, len, "PDPT[%u] changed: %#llx", g,
 					(unsigned long long)pdpt[g]), -EINVAL;
 		for (i = 0; i < 512; i++) {
-			uint64_t want = ((uint64_t)g * SZ_1G + i * SZ_2M) |
-					PTE_P | PTE_RW | PTE_PS;
+			uint64_t want = identity_pde(g, i);
 
 			if ((pd[i] & ~ad) != want)
 				return snprintf(why, len,
@@ -243,11 +257,10 @@ int x86_check_tables(struct kvm_vm *vm, char *why, size_t len)
 	}
 	idt = __addr_gpa2hva(vm, vm->idt_gpa);
 	for (v = 0; idt && v < 32; v++) {
-		uint64_t h = guest_exception_stubs[v];
+		uint64_t gate[2];
 
-		if (idt[2 * v] != ((h & 0xffff) | (uint64_t)SEL_CODE << 16 |
-				   0x8eULL << 40 | (h >> 16 & 0xffff) << 48) ||
-		    idt[2 * v + 1] != h >> 32)
+		idt_gate(v, gate);
+		if (idt[2 * v] != gate[0] || idt[2 * v + 1] != gate[1])
 			return snprintf(why, len, "IDT vector %u changed", v),
 			       -EINVAL;
 	}
@@ -279,13 +292,8 @@ static int build_descriptor_tables(struct kvm_vm *vm)
 	gdt[SEL_TSS / 8 + 1] = vm->tss_gpa >> 32;
 
 	/* 64-bit interrupt gates, no IST: report the exception and halt */
-	for (v = 0; v < 32; v++) {
-		uint64_t h = guest_exception_stubs[v];
-
-		idt[2 * v] = (h & 0xffff) | (uint64_t)SEL_CODE << 16 |
-			     0x8eULL << 40 | (h >> 16 & 0xffff) << 48;
-		idt[2 * v + 1] = h >> 32;
-	}
+	for (v = 0; v < 32; v++)
+		idt_gate(v, &idt[2 * v]);
 	return 0;
 }
 
