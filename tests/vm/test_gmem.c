@@ -25,6 +25,9 @@
  *   (f) a punch zaps the guest's mapping: the guest reads zeroes, not
  *       its old private data
  *   (g) MAP_GPA_RANGE reaches userspace on a software-protected VM
+ *   (h) KVM_PRE_FAULT_MEMORY of a flipped private page maps nothing the
+ *       guest's access could go through: it fails (EFAULT), and the
+ *       access still exits with KVM_EXIT_MEMORY_FAULT (patches-6.12 0003)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,6 +50,7 @@
 #define PAGE_E		(PRIV_GPA + 3 * PAGE)
 #define PAGE_F		(PRIV_GPA + 4 * PAGE)
 #define PAGE_G		(PRIV_GPA + 5 * PAGE)
+#define PAGE_H		(PRIV_GPA + 6 * PAGE)
 #define PRIV_PATTERN	0x5052495641544521ULL	/* "PRIVATE!" */
 #define RUN_TIMEOUT_MS	10000
 
@@ -299,6 +303,33 @@ static void test_hypercall(uint64_t attrs, const char *name)
 		   name);
 }
 
+/* KVM_PRE_FAULT_MEMORY (Linux 6.10 UAPI, newer than Debian 12's headers) */
+struct gmem_pre_fault_memory {
+	__u64 gpa;
+	__u64 size;
+	__u64 flags;
+	__u64 padding[5];
+};
+#define GMEM_PRE_FAULT_MEMORY \
+	_IOWR(KVMIO, 0xd5, struct gmem_pre_fault_memory)
+
+static void test_prefault_flip(void)
+{
+	struct kvm_vcpu *vcpu = new_vcpu(guest_read_page, PAGE_H, 0);
+	struct gmem_pre_fault_memory pf = { .gpa = PAGE_H, .size = PAGE };
+	int r = -1;
+	bool ok;
+
+	ok = vcpu && set_attrs(PAGE_H, GMEM_ATTR_PRIVATE) &&
+	     op(__gmem_allocate(gmem_fd, PAGE_H - PRIV_GPA, PAGE), "fallocate") &&
+	     set_attrs(PAGE_H, GMEM_ATTR_PRIVATE | GMEM_ATTR_SW_ACCESS_FLIP);
+	if (ok)
+		r = __vcpu_ioctl(vcpu, GMEM_PRE_FAULT_MEMORY, &pf) < 0 ? -errno : 0;
+	ok = ok && r == -EFAULT && expect_fault_exit(vcpu, PAGE_H, 0);
+	tap_result(ok, "(h) KVM_PRE_FAULT_MEMORY of a flipped private page: %s (want EFAULT), and the guest's access still exits KVM_EXIT_MEMORY_FAULT, flags 0",
+		   r ? strerror(-r) : "mapped");
+}
+
 static void fill_shared(void)
 {
 	uint64_t gpa, i;
@@ -344,6 +375,7 @@ int main(void)
 	test_shared_page();
 	test_flip_to_shared();
 	test_flip_to_private();
+	test_prefault_flip();
 	r = __vm_enable_exit_map_gpa_range(vm);
 	if (!r) {
 		test_hypercall(KVM_MAP_GPA_RANGE_DECRYPTED, "DECRYPTED");
