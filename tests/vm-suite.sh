@@ -10,7 +10,7 @@
 # KASAN, lockdep and the host paths the isolation tests try (io_uring,
 # AIO, userfaultfd, NUMA with numa=fake=2, hwpoison). FLAVOUR=gmem
 # boots the 6.12 kernel (guest_memfd) instead. TESTS="a b" runs only
-# those tests.
+# those tests; VM_CMDLINE adds kernel parameters (kvm.tdp_mmu=0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,8 @@ timeout=${VM_TIMEOUT:-900}
 case $flavour in
 debug) extra=(--cmdline numa=fake=2 --mem 3072); timeout=${VM_TIMEOUT:-1800} ;;
 esac
+# VM_CMDLINE: more kernel parameters, e.g. kvm.tdp_mmu=0
+[ -z "${VM_CMDLINE:-}" ] || extra+=(--cmdline "$VM_CMDLINE")
 mkdir -p build/test-vm
 out=$(mktemp -d "build/test-vm/$(date +%Y%m%d-%H%M%S)-$flavour-XXXX")
 rmdir "$out"	# run-vm.sh creates it and refuses an existing one

@@ -26,6 +26,29 @@ GUEST_CODE void guest_read_page(uint64_t gpa)
 	GUEST_DONE();
 }
 
+/* one word per page, every page of the range: base + page */
+GUEST_CODE void guest_fill_pages(uint64_t gpa, uint64_t npages, uint64_t base)
+{
+	uint64_t p;
+
+	for (p = 0; p < npages; p++)
+		guest_write64(gpa + p * PAGE, base + p);
+	GUEST_SYNC(0);
+	GUEST_DONE();
+}
+
+/* pages whose first word is not base + page, and the first of them */
+GUEST_CODE void guest_read_pages(uint64_t gpa, uint64_t npages, uint64_t base)
+{
+	uint64_t p, bad = 0, first = ~0ULL;
+
+	for (p = 0; p < npages; p++)
+		if (guest_read64(gpa + p * PAGE) != base + p && !bad++)
+			first = p;
+	GUEST_SYNC_ARGS(bad, first, 0, 0);
+	GUEST_DONE();
+}
+
 static GUEST_CODE void guest_write_page(uint64_t gpa, uint64_t val)
 {
 	guest_fill64((void *)gpa, val, PAGE);

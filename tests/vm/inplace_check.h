@@ -29,6 +29,13 @@ bool guest_exits(uint64_t gpa, uint32_t flags, const char *what);
 /* the guest function of guest_sees(): a vCPU's first entry point */
 void guest_read_page(uint64_t gpa);
 /*
+ * for guest_call3(): write base + page to the first word of each of
+ * npages pages from gpa; count the pages that do not hold it (args[0])
+ * and name the first (args[1])
+ */
+void guest_fill_pages(uint64_t gpa, uint64_t npages, uint64_t base);
+void guest_read_pages(uint64_t gpa, uint64_t npages, uint64_t base);
+/*
  * run guest function fn(a, b, c) to its next ucall: 0 when that is a
  * UCALL_SYNC (in *uc), -errno otherwise
  */

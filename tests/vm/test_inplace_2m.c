@@ -10,6 +10,9 @@
  *              the host's reach, the shared page is the host's page
  *   pin        a pin on one shared 4K page of a (split) huge folio
  *              blocks converting that page only
+ *   uniform    a conversion that leaves a huge folio uniform (a page of
+ *              an all-shared folio to shared) keeps it huge; one that
+ *              leaves it mixed splits it
  *
  * One in-place slot of 2M per case (gpa 2M aligned), each on its own
  * MFD_INACCESSIBLE fd of 2M, fallocated whole: one huge folio when shmem
@@ -47,33 +50,6 @@ struct region {
 	int fd;
 	char *hva;	/* the slot's shared part: a mapping of the fd */
 };
-
-/* ------------------------------------------------------------------ */
-/* guest: one word per page, every page of the range                   */
-
-static GUEST_CODE void guest_fill_pages(uint64_t gpa, uint64_t npages,
-					uint64_t base)
-{
-	uint64_t p;
-
-	for (p = 0; p < npages; p++)
-		guest_write64(gpa + p * PAGE, base + p);
-	GUEST_SYNC(0);
-	GUEST_DONE();
-}
-
-/* pages whose first word is not base + page */
-static GUEST_CODE void guest_read_pages(uint64_t gpa, uint64_t npages,
-					uint64_t base)
-{
-	uint64_t p, bad = 0, first = ~0ULL;
-
-	for (p = 0; p < npages; p++)
-		if (guest_read64(gpa + p * PAGE) != base + p && !bad++)
-			first = p;
-	GUEST_SYNC_ARGS(bad, first, 0, 0);
-	GUEST_DONE();
-}
 
 /* the first word of the page at gpa is val (guest_fill_pages writes one) */
 static bool guest_sees_word(uint64_t gpa, uint64_t val, const char *what)
@@ -277,9 +253,34 @@ static void test_pin(struct region *rg)
 	tap_result(ok, "a pin on one shared 4K page of a huge folio blocks converting that page only: its neighbour converts, it fails with EAGAIN until unpinned");
 }
 
+/* a conversion that leaves the folio uniform keeps it huge */
+static void test_uniform(struct region *rg)
+{
+	const unsigned int k = 7;
+	bool huge_before, huge_same, huge_mixed, ok;
+
+	ok = convert(rg, 0, NPAGES, TO_SHARED) && record(rg, 0, NPAGES, false);
+	huge_before = ok && is_huge(rg);
+	if (!huge_before) {
+		tap_skip("the fd has no huge folio (shmem THP off?)",
+			 "a conversion that leaves a huge folio uniform does not split it");
+		return;
+	}
+	/* page k is shared already: to shared again changes nothing */
+	ok &= convert(rg, k, 1, TO_SHARED);
+	huge_same = is_huge(rg);
+	/* page k private: the folio is mixed now, and split */
+	ok &= convert(rg, k, 1, TO_PRIVATE) && record(rg, k, 1, true);
+	huge_mixed = is_huge(rg);
+	ok &= check(huge_same, "converting page %u of an all-shared folio to shared split it", k);
+	ok &= check(!huge_mixed, "converting page %u to private left the folio huge", k);
+	tap_result(ok, "a conversion that leaves a huge folio uniform does not split it (a page of an all-shared folio to shared: %s), one that leaves it mixed does (%s)",
+		   huge_same ? "huge" : "split", huge_mixed ? "huge" : "split");
+}
+
 int main(void)
 {
-	struct region whole, partial, pin;
+	struct region whole, partial, pin, uniform;
 	uint64_t scratch;
 	int r;
 
@@ -297,6 +298,8 @@ int main(void)
 		r = region_add(&partial, 2, 0x40200000ULL);
 	if (!r)
 		r = region_add(&pin, 3, 0x40400000ULL);
+	if (!r)
+		r = region_add(&uniform, 4, 0x40600000ULL);
 	if (!r) {
 		vcpu_set_timeout(vcpu, 20000);
 		guest_checks_init(vcpu);
@@ -305,7 +308,7 @@ int main(void)
 		if (!scratch || !guest_writes(scratch, 1, "warm-up"))
 			r = -EIO;
 	}
-	tap_result(!r, "VM with three 2M in-place slots on fallocated memfds (%s)",
+	tap_result(!r, "VM with four 2M in-place slots on fallocated memfds (%s)",
 		   r ? strerror(-r) : "ok");
 	if (r)
 		return tap_finish(true);
@@ -313,6 +316,7 @@ int main(void)
 	test_whole(&whole);
 	test_partial(&partial);
 	test_pin(&pin);
+	test_uniform(&uniform);
 
 	kvm_stats_close(&vstats);
 	kvm_vm_free(vm);

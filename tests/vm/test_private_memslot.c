@@ -3,8 +3,10 @@
  * KVM_MEM_PRIVATE memslots (v5 05/13, 06/13, 10/13 and our 12/13):
  * kvm_userspace_memory_region_ext with an MFD_INACCESSIBLE private_fd is
  * accepted, bad fds, flags and offsets are refused, a private slot can
- * be deleted and created again but not changed. Skips (exit 4) when
- * KVM_CAP_PRIVATE_MEM is absent.
+ * be deleted and created again but not changed, and cannot be read-only
+ * or dirty-logged. In a boot with kvm.tdp_mmu=0 private slots are refused
+ * (EINVAL, the capability 0), which is all it checks there. Skips (exit
+ * 4) when KVM_CAP_PRIVATE_MEM is absent.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 
 #include "kvm_util.h"
 #include "tap.h"
+#include "tdp_mmu.h"
 
 #define TEST_NAME	"test_private_memslot"
 #define SLOT		1
@@ -118,6 +121,44 @@ static void test_bad_offsets(int fd)
 		delete_slot(BAD_SLOT, BAD_GPA);
 }
 
+/*
+ * Neither read-only nor dirty-logged (kernel/patches: a read-only private
+ * slot made a guest write fault forever without an exit), and the
+ * padding of the _ext struct must be zero
+ */
+static void test_private_kinds(int fd)
+{
+	struct kvm_userspace_memory_region_ext m = {
+		.region = {
+			.slot = BAD_SLOT,
+			.flags = KVM_MEM_PRIVATE,
+			.guest_phys_addr = BAD_GPA,
+			.memory_size = SLOT_SIZE,
+			.userspace_addr = (uintptr_t)shared,
+		},
+		.private_fd = fd,
+	};
+	int r;
+
+	r = set_private(BAD_SLOT, KVM_MEM_PRIVATE | KVM_MEM_READONLY, BAD_GPA,
+			SLOT_SIZE, fd, 0);
+	expect_einval(r, "a KVM_MEM_PRIVATE | KVM_MEM_READONLY slot");
+	if (!r)
+		delete_slot(BAD_SLOT, BAD_GPA);
+
+	r = set_private(BAD_SLOT, KVM_MEM_PRIVATE | KVM_MEM_LOG_DIRTY_PAGES,
+			BAD_GPA, SLOT_SIZE, fd, 0);
+	expect_einval(r, "a KVM_MEM_PRIVATE | KVM_MEM_LOG_DIRTY_PAGES slot");
+	if (!r)
+		delete_slot(BAD_SLOT, BAD_GPA);
+
+	m.padding[4] = 1;
+	r = __vm_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &m) ? -errno : 0;
+	expect_einval(r, "a private slot with a nonzero padding word");
+	if (!r)
+		delete_slot(BAD_SLOT, BAD_GPA);
+}
+
 /* Private slots are immutable except for deletion (our 12/13) */
 static void test_immutable(int fd)
 {
@@ -153,6 +194,19 @@ int main(void)
 	cap = kvm_check_cap(KVM_CAP_PRIVATE_MEM);
 	if (cap <= 0)
 		cap = __vm_check_cap(vm, KVM_CAP_PRIVATE_MEM);
+	if (tdp_mmu_param() == 0) {
+		/* a boot with kvm.tdp_mmu=0: private slots are refused */
+		fd = memfd_inaccessible_create("convbench-private", SLOT_SIZE);
+		shared = mmap(NULL, SLOT_SIZE, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		r = fd < 0 || shared == MAP_FAILED ? -ENOMEM :
+		    set_private(SLOT, KVM_MEM_PRIVATE, SLOT_GPA, SLOT_SIZE, fd, 0);
+		tap_result(cap == 0 && r == -EINVAL,
+			   "kvm.tdp_mmu=0: KVM_CAP_PRIVATE_MEM %d (want 0), a KVM_MEM_PRIVATE slot %s (want EINVAL)",
+			   cap, err_name(-r));
+		kvm_vm_free(vm);
+		return tap_finish(true);
+	}
 	if (cap <= 0)
 		tap_no_series(TEST_NAME, true,
 			      "KVM_CHECK_EXTENSION(KVM_CAP_PRIVATE_MEM) is %d: kernel lacks the series",
@@ -175,6 +229,7 @@ int main(void)
 	test_bad_fds();
 	test_bad_flags(fd2);
 	test_bad_offsets(fd2);
+	test_private_kinds(fd2);
 	test_immutable(fd);
 
 	r = __vm_set_user_memory_region(vm, SLOT, 0, SLOT_GPA, 0, shared);
