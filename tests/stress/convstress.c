@@ -34,6 +34,7 @@
 #include "inplace.h"
 #include "inplace_check.h"
 #include "stress_host.h"
+#include "verdict.h"
 
 #define PAGE		STRESS_PAGE
 #define GPA_D		0x40000000ULL
@@ -180,21 +181,23 @@ static void describe_memory_exit(struct vcpu_ctx *v,
 static void *vcpu_main(void *arg)
 {
 	struct vcpu_ctx *v = arg;
-	uint64_t gpa, npages, attrs, verified = 0;
-	struct ucall uc;
+	uint64_t gpa = 0, npages = 0, attrs = 0;
+	struct ucall uc = { 0 };
+	char buf[512];
+	bool map;
 	int r;
 
 	while (!atomic_load(&st.failed)) {
 		if (atomic_load(&st.stop))
 			v->g->stop = 1;
 		r = __vcpu_run(v->vcpu);
-		if (r == -ETIMEDOUT) {
-			stress_fail(&st, "vCPU %u hung: no exit for %d s (op %llu)",
-				    v->id, RUN_TIMEOUT_MS / 1000,
-				    (unsigned long long)v->g->ops);
-			break;
-		}
-		if (!r && get_map_gpa_range(v->vcpu, &gpa, &npages, &attrs)) {
+		map = !r && get_map_gpa_range(v->vcpu, &gpa, &npages, &attrs);
+		uc.cmd = UCALL_NONE;
+		if (!r && !map)
+			get_ucall(v->vcpu, &uc);
+		switch (sv_classify_exit(r, v->vcpu->run->exit_reason, map,
+					 uc.cmd, uc.args[0])) {
+		case SV_EXIT_CONVERT:
 			r = convert(v, gpa, npages,
 				    attrs & KVM_MAP_GPA_RANGE_ENCRYPTED);
 			if (r) {
@@ -203,47 +206,49 @@ static void *vcpu_main(void *arg)
 					    (unsigned long long)gpa,
 					    (unsigned long long)npages,
 					    v->g->req_slot ? 'I' : 'D', strerror(-r));
-				break;
+				goto out;
 			}
 			v->vcpu->run->hypercall.ret = 0;
 			continue;
-		}
-		switch (r ? UCALL_NONE : get_ucall(v->vcpu, &uc)) {
-		case UCALL_DONE:
+		case SV_EXIT_DONE:
 			goto out;
-		case UCALL_SYNC:
-			if (uc.args[0] == STRESS_SYNC_BAD)
-				stress_fail(&st, "vCPU %u op %llu: gpa %#llx holds %#llx, want %#llx",
-					    v->id, (unsigned long long)uc.args[1],
-					    (unsigned long long)uc.args[2],
-					    (unsigned long long)uc.args[3],
-					    (unsigned long long)uc.args[4]);
-			else
-				stress_fail(&st, "vCPU %u op %llu: the conversion hypercall returned %lld",
-					    v->id, (unsigned long long)uc.args[1],
-					    (long long)uc.args[2]);
+		case SV_EXIT_HANG:
+			stress_fail(&st, "vCPU %u hung: no exit for %d s (op %llu)",
+				    v->id, RUN_TIMEOUT_MS / 1000,
+				    (unsigned long long)v->g->ops);
 			goto out;
-		default: {
-			struct kvm_run_memory_exit *m = kvm_run_memory(v->vcpu->run);
-			char buf[512] = "";
-
-			if (v->vcpu->run->exit_reason == KVM_EXIT_SHUTDOWN)
-				x86_check_tables(vm, buf, sizeof(buf));
-			else if (!r)
-				ucall_describe(vm, &uc, buf, sizeof(buf));
-			else if (v->vcpu->run->exit_reason == KVM_EXIT_MEMORY_ERROR)
-				describe_memory_exit(v, m, buf, sizeof(buf));
-			stress_fail(&st, "vCPU %u: KVM_RUN %s, exit %s%s%s", v->id,
-				    r ? strerror(-r) : "0",
-				    exit_reason_str(v->vcpu->run->exit_reason),
-				    buf[0] ? ": " : "", buf);
+		case SV_EXIT_BAD_DATA:
+			stress_fail(&st, "vCPU %u op %llu: gpa %#llx holds %#llx, want %#llx",
+				    v->id, (unsigned long long)uc.args[1],
+				    (unsigned long long)uc.args[2],
+				    (unsigned long long)uc.args[3],
+				    (unsigned long long)uc.args[4]);
 			goto out;
+		case SV_EXIT_HC_FAILED:
+			stress_fail(&st, "vCPU %u op %llu: the conversion hypercall returned %lld",
+				    v->id, (unsigned long long)uc.args[1],
+				    (long long)uc.args[2]);
+			goto out;
+		case SV_EXIT_SHUTDOWN:
+		case SV_EXIT_UNEXPECTED:
+			break;
 		}
-		}
+		buf[0] = '\0';
+		if (v->vcpu->run->exit_reason == KVM_EXIT_SHUTDOWN)
+			x86_check_tables(vm, buf, sizeof(buf));
+		else if (!r && uc.cmd != UCALL_NONE)
+			ucall_describe(vm, &uc, buf, sizeof(buf));
+		else if (r && v->vcpu->run->exit_reason == KVM_EXIT_MEMORY_ERROR)
+			describe_memory_exit(v, kvm_run_memory(v->vcpu->run),
+					     buf, sizeof(buf));
+		stress_fail(&st, "vCPU %u: KVM_RUN %s, exit %s%s%s", v->id,
+			    r ? strerror(-r) : "0",
+			    exit_reason_str(v->vcpu->run->exit_reason),
+			    buf[0] ? ": " : "", buf);
+		break;
 	}
 out:
-	verified = v->g->verified;
-	stress_count(&st, C_GUEST_VERIFIED, verified);
+	stress_count(&st, C_GUEST_VERIFIED, v->g->verified);
 	return NULL;
 }
 
@@ -290,11 +295,12 @@ static void *forbid_main(void *arg)
 	unsigned int s;
 	uint64_t p;
 	ssize_t n;
-	int err;
+	int err, probe;
 
 	(void)arg;
 	while (!atomic_load(&st.stop)) {
 		struct stress_slot *sl;
+		enum sv_forbid v;
 		bool shared;
 
 		s = stress_rand(&rng) & 1;
@@ -305,27 +311,24 @@ static void *forbid_main(void *arg)
 		shared = sl->inplace && sl->shadow[p];
 		n = pread(sl->fd, buf, PAGE, p * PAGE);
 		err = errno;
-		if (!shared && (n != -1 || err != EPERM)) {
-			pthread_rwlock_unlock(&sl->lock);
+		/* a load only of a private page: a shared one may be a hole */
+		probe = shared ? 0 : stress_probe_read(sl->fdmap + p * PAGE,
+						       0, 8, NULL);
+		v = sv_forbid_check(shared, n, err, probe, PAGE);
+		pthread_rwlock_unlock(&sl->lock);
+		if (v == SV_FORBID_PRIVATE_READ)
 			stress_fail(&st, "pread of private page %llu of slot %c: %zd (%s), want EPERM",
 				    (unsigned long long)p, s ? 'I' : 'D', n,
 				    n < 0 ? strerror(err) : "it read the page");
-			break;
-		}
-		if (!shared && !stress_probe_read(sl->fdmap + p * PAGE, 0, 8, NULL)) {
-			pthread_rwlock_unlock(&sl->lock);
+		else if (v == SV_FORBID_PRIVATE_LOAD)
 			stress_fail(&st, "a load of private page %llu of slot %c went through",
 				    (unsigned long long)p, s ? 'I' : 'D');
-			break;
-		}
-		if (shared && n != PAGE) {
-			pthread_rwlock_unlock(&sl->lock);
+		else if (v == SV_FORBID_SHARED_READ)
 			stress_fail(&st, "pread of shared page %llu of slot I: %zd (%s)",
 				    (unsigned long long)p, n,
 				    n < 0 ? strerror(err) : "short");
+		if (v != SV_FORBID_OK)
 			break;
-		}
-		pthread_rwlock_unlock(&sl->lock);
 		stress_count(&st, shared ? C_SHARED_READ : C_FORBID_READ, 1);
 		if (!shared)
 			stress_count(&st, C_FORBID_TOUCH, 1);

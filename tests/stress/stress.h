@@ -63,4 +63,35 @@ static inline GUEST_CODE uint64_t stress_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/*
+ * The word a page holds after a conversion from was_shared to
+ * to_shared: PRESERVE keeps it, ZERO clears exactly the pages that
+ * change state (in both modes).
+ */
+static inline GUEST_CODE uint64_t stress_want_after(uint64_t want,
+						    bool was_shared,
+						    bool to_shared,
+						    bool preserve)
+{
+	return !preserve && was_shared != to_shared ? 0 : want;
+}
+
+/*
+ * index of the first of the n words at w that is not want (what it
+ * held in *got, read once); n if none
+ */
+static inline GUEST_CODE uint64_t stress_first_bad(const volatile uint64_t *w,
+						   uint64_t n, uint64_t want,
+						   uint64_t *got)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		*got = w[i];
+		if (*got != want)
+			break;
+	}
+	return i;
+}
+
 #endif /* CONVBENCH_STRESS_H */

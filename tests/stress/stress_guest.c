@@ -25,22 +25,18 @@ static inline GUEST_CODE void g_copy(void *dst, const void *src, uint64_t n)
 static GUEST_CODE void g_verify(struct stress_guest *g, uint32_t s,
 				uint64_t first, uint64_t n, uint64_t op)
 {
-	uint64_t p, i;
+	uint64_t p, i, got;
 
 	for (p = first; p < first + n; p++) {
 		const volatile uint64_t *w =
 			(void *)(g->base[s] + p * STRESS_PAGE);
 		uint64_t want = g->want[s][p];
 
-		for (i = 0; i < STRESS_PAGE / 8; i++) {
-			uint64_t got = w[i];
-
-			if (got != want) {
-				guest_ucall(UCALL_SYNC, STRESS_SYNC_BAD, op,
-					    (uint64_t)(uintptr_t)&w[i], got,
-					    want, 0);
-				guest_halt();
-			}
+		i = stress_first_bad(w, STRESS_PAGE / 8, want, &got);
+		if (i < STRESS_PAGE / 8) {
+			guest_ucall(UCALL_SYNC, STRESS_SYNC_BAD, op,
+				    (uint64_t)(uintptr_t)&w[i], got, want, 0);
+			guest_halt();
 		}
 	}
 	g->verified += n;
@@ -102,8 +98,9 @@ GUEST_CODE void stress_guest_main(struct stress_guest *g)
 		if (copy)
 			g_copy((void *)gpa, (void *)g->scratch, n * STRESS_PAGE);
 		for (p = first; p < first + n; p++) {
-			if (!preserve && g->state[s][p] != to_shared)
-				g->want[s][p] = 0;
+			g->want[s][p] = stress_want_after(g->want[s][p],
+							  g->state[s][p],
+							  to_shared, preserve);
 			g->state[s][p] = to_shared;
 		}
 		g_verify(g, s, first, n, op);
