@@ -7,9 +7,11 @@
 #   "not ok N - ..."        failed
 #   "ok N - ... # SKIP ..." skipped
 # A test whose exit code disagrees with its lines adds one: exit 1 with
-# no "not ok" line, a crash or a timeout count as 1 failed, exit 4
-# without a SKIP line as 1 skipped. Per-test counts are printed as
-# "# ..." lines; the last line is "N passed, N failed, N skipped".
+# no "not ok" line, exit 0 with no result line at all, a crash or a
+# timeout count as 1 failed, exit 4 without a SKIP line as 1 skipped
+# (tests/unit/test_run_all.sh checks this accounting). Per-test counts
+# are printed as "# ..." lines; the last line is "N passed, N failed,
+# N skipped".
 # Exit 0 only when nothing failed.
 #
 # busybox sh. TEST_TIMEOUT (seconds, default 300) bounds each test;
@@ -43,7 +45,7 @@ for t in $TESTS; do
 	s=$(grep -E '^ok [0-9]+' "$tmp/out" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok [0-9]+' "$tmp/out")
 	case $rc in
-	0) ;;
+	0) [ $((p + f + s)) -eq 0 ] && { echo "not ok - $t exited 0 without a result line"; f=1; } ;;
 	1) [ "$f" -eq 0 ] && { echo "not ok - $t exited 1 without a failing line"; f=1; } ;;
 	4) [ "$s" -eq 0 ] && { echo "ok - $t # SKIP exited 4 without a SKIP line"; s=1; } ;;
 	*) echo "not ok - $t exited $rc (crash or timeout)"; f=$((f + 1)) ;;
