@@ -368,6 +368,7 @@ void *stress_host_region(void *arg)
 	unsigned int i;
 	bool ok = true;
 
+	pthread_setname_np(pthread_self(), a->slot == STRESS_SLOT_D ? "hr-D" : "hr-I");
 	h.first = h.sl->guest_bytes / PAGE;
 	h.npages = (h.sl->size - h.sl->guest_bytes) / PAGE;
 	h.shared = calloc(h.npages, 1);

@@ -4,10 +4,12 @@
 #define CONVBENCH_STRESS_HOST_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kvm_stats.h"
 #include "stress.h"
 
 /* what the run did, per operation; printed at the end */
@@ -39,6 +41,26 @@ struct stress_slot {
 	bool inplace;
 };
 
+/* a vCPU of the storm and the thread that runs it */
+struct stress_vcpu {
+	unsigned int id;
+	struct kvm_vcpu *vcpu;
+	struct stress_guest *g;	/* host view of the guest's struct */
+	pthread_t thread;
+	atomic_int tid;		/* the thread's id (/proc/self/task), 0 before */
+	struct kvm_stats stats;	/* KVM's statistics of this vCPU */
+	bool have_stats;
+	/* the thread, as it goes */
+	atomic_bool in_run;	/* inside KVM_RUN */
+	atomic_ullong run_since_us; /* when this KVM_RUN began */
+	atomic_ullong runs;	/* KVM_RUN calls returned */
+	atomic_uint last_exit;	/* exit reason of the last one */
+	atomic_bool out;	/* left its loop */
+	/* a SHUTDOWN: the thread waits for the report before it leaves */
+	atomic_bool shutdown;
+	char why[512];		/* its failure, written before shutdown */
+};
+
 struct stress {
 	struct stress_slot slot[STRESS_SLOTS];
 	int loop_fd;		/* O_DIRECT fd of a loop device, or -1 */
@@ -54,6 +76,28 @@ struct stress {
 /* record the first failure and stop every thread */
 void stress_fail(struct stress *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Where every vCPU and its thread are (diag.c), printed as "# diag: "
+ * lines: while they run, two looks window_ms apart at each thread (its
+ * L1 kernel stack, its CPU time in the kernel and in the guest) and at
+ * KVM's counters of each vCPU, a trace of KVM's page faults in between,
+ * sysrq-l and -w into the kernel log; culprit (-1: none) is the vCPU
+ * the report is about.
+ */
+void stress_diag_live(struct stress *st, struct stress_vcpu *v,
+		      unsigned int n, int culprit, const char *why,
+		      unsigned int window_ms);
+/*
+ * After the failure is recorded: kick each vCPU still in KVM_RUN out
+ * with a signal (EINTR), wait up to wait_ms, print each one's guest
+ * registers (rip, rsp, cr2...) and what the guest was doing.
+ */
+void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
+		      unsigned int n, unsigned int wait_ms);
+/* a signal with a handler and no SA_RESTART: it ends a KVM_RUN (EINTR) */
+#define STRESS_KICK_SIGNAL	SIGUSR1
+void stress_kick_init(void);
 
 static inline void stress_count(struct stress *st, enum stress_count c,
 				uint64_t n)

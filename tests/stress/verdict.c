@@ -79,6 +79,9 @@ enum sv_hang sv_hang_kind(const struct sv_progress *a,
 {
 	bool stats = a->have_stats && b->have_stats;
 	bool times = a->have_times && b->have_times;
+	uint64_t guest = times ? delta(a->guest_time, b->guest_time) : 0;
+	uint64_t kernel = times ? delta(a->stime, b->stime) : 0;
+	bool exits;
 
 	if (stats) {
 		uint64_t taken = delta(a->pf_taken, b->pf_taken);
@@ -91,16 +94,17 @@ enum sv_hang sv_hang_kind(const struct sv_progress *a,
 			return SV_HANG_FAULT_RETRY;
 		if (taken)
 			return SV_HANG_FAULT_REFIX;
-		if (delta(a->exits, b->exits))
-			return SV_HANG_EXITS;
 	}
-	if (!times)
-		return SV_HANG_UNKNOWN;
-	if (delta(a->guest_time, b->guest_time))
-		return SV_HANG_IN_GUEST;
-	if (delta(a->stime, b->stime))
-		return SV_HANG_IN_KERNEL;
-	return stats ? SV_HANG_STILL : SV_HANG_UNKNOWN;
+	exits = stats && delta(a->exits, b->exits);
+	if (times && (guest || kernel)) {
+		/* a looping guest still exits for interrupts */
+		if (guest >= kernel)
+			return SV_HANG_IN_GUEST;
+		return exits ? SV_HANG_EXITS : SV_HANG_IN_KERNEL;
+	}
+	if (exits)
+		return SV_HANG_EXITS;
+	return stats && times ? SV_HANG_STILL : SV_HANG_UNKNOWN;
 }
 
 const char *sv_hang_str(enum sv_hang h)
@@ -113,7 +117,7 @@ const char *sv_hang_str(enum sv_hang h)
 	case SV_HANG_EXITS:
 		return "exits handled in KVM without page faults, none to userspace";
 	case SV_HANG_IN_GUEST:
-		return "no exits: the thread runs the guest (a guest loop, or the emulator delivers no exit)";
+		return "the thread runs the guest, no exit to the VMM (a guest loop, or the emulator delivers no exit)";
 	case SV_HANG_IN_KERNEL:
 		return "no exits: the thread runs in the L1 kernel";
 	case SV_HANG_STILL:

@@ -101,8 +101,10 @@ struct sv_progress {
 enum sv_hang {
 	SV_HANG_FAULT_RETRY,	/* faults taken, none fixed: a retry livelock */
 	SV_HANG_FAULT_REFIX,	/* faults handled, taken again, no exit out */
-	SV_HANG_EXITS,		/* exits handled in KVM, no page faults */
-	SV_HANG_IN_GUEST,	/* no exit; the thread runs the guest */
+	SV_HANG_EXITS,		/* exits handled in KVM, no page faults, the
+				 * thread mostly in the kernel */
+	SV_HANG_IN_GUEST,	/* the thread mostly runs the guest (its exits,
+				 * if any, are interrupts) */
 	SV_HANG_IN_KERNEL,	/* no exit; the thread runs in the L1 kernel */
 	SV_HANG_STILL,		/* nothing moves: the thread does not run */
 	SV_HANG_UNKNOWN,	/* no statistics to tell */

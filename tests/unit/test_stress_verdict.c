@@ -202,6 +202,29 @@ static void data(void)
 		   "data: a zero word in the middle is found");
 }
 
+/* a continued storm (--start-op) draws what the first run would have */
+static void positions(void)
+{
+	uint64_t seed = 0x5eed, rng = seed, skipped, a = 0, b = 0;
+	unsigned int i;
+
+	for (i = 0; i < 1000 * STRESS_RAND_PER_OP; i++)
+		stress_rand(&rng);
+	skipped = stress_rand_skip(seed, 1000 * STRESS_RAND_PER_OP);
+	for (i = 0; i < 8; i++) {
+		a ^= stress_rand(&rng) * (i + 1);
+		b ^= stress_rand(&skipped) * (i + 1);
+	}
+	tap_result(a == b, "positions: skipping 1000 ops' draws gives op 1001's numbers");
+	skipped = stress_rand_skip(seed, 999 * STRESS_RAND_PER_OP);
+	b = 0;
+	for (i = 0; i < 8; i++)
+		b ^= stress_rand(&skipped) * (i + 1);
+	tap_result(a != b, "positions: skipping one op fewer does not");
+	tap_result(stress_rand_skip(seed, 0) == seed,
+		   "positions: --start-op=0 is the storm from its start");
+}
+
 static void hangs(void)
 {
 	const struct sv_progress base = {
@@ -234,6 +257,16 @@ static void hangs(void)
 	b.exits += 50;
 	tap_result(sv_hang_kind(&base, &b) == SV_HANG_EXITS,
 		   "hang: exits without faults");
+	b.stime += 100;
+	b.guest_time += 20;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_EXITS,
+		   "hang: exits without faults, the thread mostly in the kernel");
+	b = base;
+	b.exits += 245;
+	b.guest_time += 170;
+	b.stime += 5;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_IN_GUEST,
+		   "hang: a guest loop interrupted by exits: in the guest");
 	b = base;
 	b.guest_time += 10;
 	b.stime += 3;
@@ -272,6 +305,7 @@ int main(void)
 	shared_reads();
 	exits();
 	data();
+	positions();
 	hangs();
 	return tap_finish(false);
 }
