@@ -51,7 +51,8 @@ the kernel's, through /dev/kmsg) with the host's time of its arrival
 (host_s=SECONDS, convbench --clock-mark).
 Exit: COMMAND's status, 2 bad usage, 124 guest hung, 125 kernel panic/oops,
 126 no exit status came back (QEMU or guest init failed).
-Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
+Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_TCG_THREAD=multi|single (TCG's
+vCPU threads, default multi), CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
 
 example:
   kernel/vm/run-vm.sh --kernel out/bzImage --out /tmp/r1 --add build/convbench \
@@ -159,7 +160,14 @@ host_tsc_khz() {
 tsc_opt=
 case $accel in
 kvm) cpu=host; accel_opt=kvm ;;
-tcg) cpu=EPYC,+svm,+npt; accel_opt=tcg,thread=multi
+tcg) cpu=EPYC,+svm,+npt
+	# single: every vCPU in one host thread, in turn (slower; the
+	# multi-threaded emulator's rare triple fault of a nested guest,
+	# tests/vm/emu_retry.sh, is a multi-vCPU race)
+	tcg_thread=${CONVBENCH_TCG_THREAD:-multi}
+	[[ $tcg_thread == single || $tcg_thread == multi ]] ||
+		bad "CONVBENCH_TCG_THREAD expects single or multi, got '$tcg_thread'"
+	accel_opt=tcg,thread=$tcg_thread
 	khz=$(host_tsc_khz)
 	[[ -z $khz ]] || tsc_opt=" tsc_early_khz=$khz" ;;
 *) bad "CONVBENCH_ACCEL expects kvm or tcg, got '$accel'" ;;
@@ -291,6 +299,7 @@ kv() {	# KEY VALUE: key=value, single-quoted when needed (sourceable by sh)
 	printf '%s=%s\n' "$1" "$v" >>"$env_file"
 }
 kv accel "$accel"
+kv accel_opt "$accel_opt"
 kv cpu "$cpu"
 kv qemu_version "$("$qemu" --version | head -n1)"
 kv kernel "$(realpath -- "$kernel")"
