@@ -75,21 +75,6 @@ static uint64_t hseed;		/* the host threads' (host_seed()) */
 static struct kvm_vm *vm;
 static struct stress_vcpu vcpus[MAX_VCPUS];
 
-void stress_fail(struct stress *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&s->msg_lock);
-	if (!atomic_load(&s->failed)) {
-		va_start(ap, fmt);
-		vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
-		va_end(ap);
-		atomic_store(&s->failed, true);
-	}
-	pthread_mutex_unlock(&s->msg_lock);
-	atomic_store(&s->stop, true);
-}
-
 static uint64_t now_us(void)
 {
 	struct timespec ts;
@@ -103,6 +88,22 @@ static void sleep_us(uint64_t us)
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
+}
+
+void stress_fail(struct stress *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&s->msg_lock);
+	if (!atomic_load(&s->failed)) {
+		va_start(ap, fmt);
+		vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+		va_end(ap);
+		atomic_store(&s->fail_us, now_us());
+		atomic_store(&s->failed, true);
+	}
+	pthread_mutex_unlock(&s->msg_lock);
+	atomic_store(&s->stop, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -890,6 +891,7 @@ int main(int argc, char **argv)
 	uint64_t t0, next;
 	unsigned int i;
 	char starts[256] = "";
+	double storm;
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -954,6 +956,9 @@ int main(int argc, char **argv)
 	pthread_join(mm_t, NULL);
 
 	report((now_us() - t0) / 1e6);
+	/* the storm's own time: to the deadline, or to its failure */
+	storm = ((atomic_load(&st.fail_us) ?: now_us()) - t0) / 1e6;
+	printf("# storm: %.1f s\n", storm < opt.duration ? storm : opt.duration);
 	print_positions();
 	if (atomic_load(&st.failed)) {
 		printf("not ok 1 - convstress: %s\n", st.msg);

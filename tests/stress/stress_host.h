@@ -71,6 +71,7 @@ struct stress {
 	pthread_mutex_t msg_lock;
 	char msg[1024];		/* the first failure */
 	atomic_ullong count[C_NR];
+	atomic_ullong fail_us;	/* CLOCK_MONOTONIC_RAW of the first failure */
 };
 
 /* record the first failure and stop every thread */
