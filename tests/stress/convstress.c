@@ -236,6 +236,7 @@ static void *vcpu_main(void *arg)
 	while (!atomic_load(&st.failed)) {
 		if (atomic_load(&st.stop))
 			v->g->stop = 1;
+		stress_entry_look(v);
 		atomic_store(&v->run_since_us, now_us());
 		atomic_store(&v->in_run, true);
 		r = __vcpu_run(v->vcpu);
@@ -556,7 +557,8 @@ static int setup(void)
 		if (!r)
 			vcpu_set_timeout(v->vcpu, RUN_BACKSTOP_MS);
 		/* a kernel without binary stats: the reports say so */
-		v->have_stats = !r && !kvm_stats_open(&v->stats, v->vcpu->fd);
+		v->have_stats = !r && !kvm_stats_open(&v->stats, v->vcpu->fd) &&
+				!kvm_stats_open(&v->run_stats, v->vcpu->fd);
 	}
 	st.loop_fd = opt.loop ? loop_open() : -1;
 	return r;

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "inplace_check.h"
 #include "stress_host.h"
@@ -41,18 +42,21 @@
 #define MAX_ADDRS	16	/* distinct fault addresses kept per vCPU */
 
 struct look {
-	struct sv_progress p;
+	struct sv_progress p;	/* times in clock ticks */
 	uint64_t hypercalls, io_exits, runs;
+	uint64_t utime_us, stime_us;	/* user (with guest) and kernel */
 	bool in_run;
 	uint64_t run_ms;
+	uint64_t at_us;		/* when it was taken */
 	char state;		/* R, S, D, ... of the thread; ? unknown */
 };
 
+/* convstress's clock (run_since_us) */
 static uint64_t now_us(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
 	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 }
 
@@ -78,9 +82,12 @@ static ssize_t read_text(const char *path, char *buf, size_t len)
 	return got;
 }
 
-/* state, kernel and guest clock ticks of a thread: false if unreadable */
+/*
+ * state, kernel and guest clock ticks of a thread, and its user time
+ * (guest time included): false if unreadable
+ */
 static bool thread_times(int tid, char *state, uint64_t *stime,
-			 uint64_t *guest)
+			 uint64_t *guest, uint64_t *utime)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long v;
@@ -95,12 +102,12 @@ static bool thread_times(int tid, char *state, uint64_t *stime,
 		return false;
 	p += 2;
 	*state = *p;
-	/* field 3 is the state; 15 stime, 43 guest_time */
+	/* field 3 is the state; 14 utime, 15 stime, 43 guest_time */
 	for (field = 3; *p; field++) {
-		if (field == 15 || field == 43) {
+		if (field == 14 || field == 15 || field == 43) {
 			if (sscanf(p, "%llu", &v) != 1)
 				return false;
-			*(field == 15 ? stime : guest) = v;
+			*(field == 14 ? utime : field == 15 ? stime : guest) = v;
 			if (field == 43)
 				return true;
 		}
@@ -112,36 +119,92 @@ static bool thread_times(int tid, char *state, uint64_t *stime,
 	return false;
 }
 
-static uint64_t stat_of(struct stress_vcpu *v, const char *name)
+static uint64_t stat_of(struct kvm_stats *s, const char *name)
 {
 	uint64_t val = 0;
 
-	kvm_stats_get(&v->stats, name, &val);
+	kvm_stats_get(s, name, &val);
 	return val;
+}
+
+static void stats_into(struct kvm_stats *s, struct sv_progress *p)
+{
+	p->exits = stat_of(s, "exits");
+	p->pf_taken = stat_of(s, "pf_taken");
+	p->pf_fixed = stat_of(s, "pf_fixed");
+	p->pf_emulate = stat_of(s, "pf_emulate");
+	p->pf_spurious = stat_of(s, "pf_spurious");
+}
+
+void stress_entry_look(struct stress_vcpu *v)
+{
+	struct rusage ru;
+
+	v->entry.have_stats = v->have_stats && !kvm_stats_read(&v->run_stats);
+	if (v->entry.have_stats)
+		stats_into(&v->run_stats, &v->entry);
+	v->entry.have_times = !getrusage(RUSAGE_THREAD, &ru);
+	v->entry.stime = ru.ru_stime.tv_sec * 1000000ULL + ru.ru_stime.tv_usec;
+	v->entry.guest_time = ru.ru_utime.tv_sec * 1000000ULL +
+			      ru.ru_utime.tv_usec;
 }
 
 static void look_at(struct stress_vcpu *v, struct look *l)
 {
 	uint64_t since = atomic_load(&v->run_since_us);
 
+	uint64_t utime = 0;
+	long tck = sysconf(_SC_CLK_TCK);
+
 	memset(l, 0, sizeof(*l));
+	l->at_us = now_us();
 	l->in_run = atomic_load(&v->in_run);
-	l->run_ms = l->in_run && since ? (now_us() - since) / 1000 : 0;
+	l->run_ms = l->in_run && since ? (l->at_us - since) / 1000 : 0;
 	l->runs = atomic_load(&v->runs);
 	l->p.have_stats = v->have_stats && !kvm_stats_read(&v->stats);
 	if (l->p.have_stats) {
-		l->p.exits = stat_of(v, "exits");
-		l->p.pf_taken = stat_of(v, "pf_taken");
-		l->p.pf_fixed = stat_of(v, "pf_fixed");
-		l->p.pf_emulate = stat_of(v, "pf_emulate");
-		l->p.pf_spurious = stat_of(v, "pf_spurious");
-		l->hypercalls = stat_of(v, "hypercalls");
-		l->io_exits = stat_of(v, "io_exits");
+		stats_into(&v->stats, &l->p);
+		l->hypercalls = stat_of(&v->stats, "hypercalls");
+		l->io_exits = stat_of(&v->stats, "io_exits");
 	}
 	l->state = '?';
 	l->p.have_times = atomic_load(&v->tid) &&
 			  thread_times(atomic_load(&v->tid), &l->state,
-				       &l->p.stime, &l->p.guest_time);
+				       &l->p.stime, &l->p.guest_time, &utime);
+	l->utime_us = utime * 1000000ULL / tck;
+	l->stime_us = l->p.stime * 1000000ULL / tck;
+}
+
+/* a vCPU still in KVM_RUN: what happened since it entered it */
+static void print_since_entry(struct stress_vcpu *v, const struct look *l)
+{
+	struct sv_progress now = l->p;
+	const struct sv_progress *e = &v->entry;
+	uint64_t taken, handled;
+
+	if (!l->in_run)
+		return;
+	now.stime = l->stime_us;
+	now.guest_time = l->utime_us;
+	taken = now.pf_taken - e->pf_taken;
+	handled = (now.pf_fixed - e->pf_fixed) +
+		  (now.pf_emulate - e->pf_emulate) +
+		  (now.pf_spurious - e->pf_spurious);
+	printf("# diag:   in this KVM_RUN for %.1f s", l->run_ms / 1000.0);
+	if (e->have_stats && now.have_stats)
+		printf(": exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu)",
+		       (unsigned long long)(now.exits - e->exits),
+		       (unsigned long long)taken,
+		       (unsigned long long)(now.pf_fixed - e->pf_fixed),
+		       (unsigned long long)(now.pf_emulate - e->pf_emulate),
+		       (unsigned long long)(now.pf_spurious - e->pf_spurious),
+		       (unsigned long long)(taken > handled ? taken - handled : 0));
+	if (e->have_times && now.have_times)
+		printf("; L1 kernel +%.2f s, guest +%.2f s",
+		       (now.stime - e->stime) / 1e6,
+		       (now.guest_time - e->guest_time) / 1e6);
+	printf("\n# diag:   verdict since it entered: %s\n",
+	       sv_hang_str(sv_hang_kind(e, &now)));
 }
 
 /* the kernel stack of a thread, one "# diag:" line per frame */
@@ -304,7 +367,7 @@ static void print_other_threads(struct stress_vcpu *v, unsigned int n)
 	while ((d = readdir(dir))) {
 		int tid = atoi(d->d_name);
 		char path[64], name[32] = "?", who[64], state = '?';
-		uint64_t st, gt;
+		uint64_t st, gt, ut;
 
 		if (tid <= 0 || tid == gettid())
 			continue;
@@ -315,7 +378,7 @@ static void print_other_threads(struct stress_vcpu *v, unsigned int n)
 		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
 		if (read_text(path, name, sizeof(name)) > 0)
 			name[strcspn(name, "\n")] = '\0';
-		thread_times(tid, &state, &st, &gt);
+		thread_times(tid, &state, &st, &gt, &ut);
 		snprintf(who, sizeof(who), "thread %s (tid %d) %c", name, tid,
 			 state);
 		if (state == 'D')
@@ -357,6 +420,7 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 				   (y->p.pf_emulate - x->p.pf_emulate) +
 				   (y->p.pf_spurious - x->p.pf_spurious);
 		const struct stress_guest *g = v[i].g;
+		double secs = (y->at_us - x->at_us) / 1e6;
 		char who[64];
 
 		printf("# diag: vCPU %u%s (tid %d, %c): %s; op %llu done, op %llu %s (slot %c gpa %#llx+%llu pages)\n",
@@ -371,12 +435,10 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 		       g->cur_slot == STRESS_SLOT_D ? 'D' : 'I',
 		       (unsigned long long)g->cur_gpa,
 		       (unsigned long long)g->cur_pages);
-		if (y->in_run)
-			printf("# diag:   in this KVM_RUN for %.1f s\n",
-			       y->run_ms / 1000.0);
+		print_since_entry(&v[i], x);
 		if (y->p.have_stats && x->p.have_stats)
-			printf("# diag:   KVM over %.1f s: exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu), hypercalls +%llu, io_exits +%llu; KVM_RUN returned %llu times\n",
-			       window_ms / 1000.0,
+			printf("# diag:   KVM over the %.1f s between the looks: exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu), hypercalls +%llu, io_exits +%llu; KVM_RUN returned %llu times\n",
+			       secs,
 			       (unsigned long long)(y->p.exits - x->p.exits),
 			       (unsigned long long)taken,
 			       (unsigned long long)(y->p.pf_fixed - x->p.pf_fixed),
@@ -389,12 +451,11 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 		else
 			printf("# diag:   no KVM statistics\n");
 		if (y->p.have_times && x->p.have_times)
-			printf("# diag:   thread CPU time over %.1f s: L1 kernel +%.2f s, guest +%.2f s\n",
-			       window_ms / 1000.0,
+			printf("# diag:   thread CPU time between the looks: L1 kernel +%.2f s, guest +%.2f s\n",
 			       (y->p.stime - x->p.stime) / (double)sysconf(_SC_CLK_TCK),
 			       (y->p.guest_time - x->p.guest_time) /
 			       (double)sysconf(_SC_CLK_TCK));
-		printf("# diag:   verdict: %s\n", y->runs != x->runs ?
+		printf("# diag:   verdict between the looks: %s\n", y->runs != x->runs ?
 		       "it comes back to the VMM: progressing" :
 		       !y->in_run ?
 		       "not in KVM_RUN: in the VMM or stopped (its state and stack say where)" :

@@ -11,6 +11,7 @@
 
 #include "kvm_stats.h"
 #include "stress.h"
+#include "verdict.h"
 
 /* what the run did, per operation; printed at the end */
 enum stress_count {
@@ -48,8 +49,16 @@ struct stress_vcpu {
 	struct stress_guest *g;	/* host view of the guest's struct */
 	pthread_t thread;
 	atomic_int tid;		/* the thread's id (/proc/self/task), 0 before */
-	struct kvm_stats stats;	/* KVM's statistics of this vCPU */
+	struct kvm_stats stats;	/* KVM's statistics of this vCPU (main thread) */
 	bool have_stats;
+	/*
+	 * the same, read by the vCPU's thread as it enters KVM_RUN, with
+	 * its CPU time (microseconds: guest_time is user + guest, as a
+	 * thread in KVM_RUN runs no user code): a hang's report counts
+	 * from there
+	 */
+	struct kvm_stats run_stats;
+	struct sv_progress entry;
 	/* the thread, as it goes */
 	atomic_bool in_run;	/* inside KVM_RUN */
 	atomic_ullong run_since_us; /* when this KVM_RUN began */
@@ -96,6 +105,8 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
  */
 void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
 		      unsigned int n, unsigned int wait_ms);
+/* the vCPU's thread, before KVM_RUN: KVM's counters and its CPU time */
+void stress_entry_look(struct stress_vcpu *v);
 /* a signal with a handler and no SA_RESTART: it ends a KVM_RUN (EINTR) */
 #define STRESS_KICK_SIGNAL	SIGUSR1
 void stress_kick_init(void);

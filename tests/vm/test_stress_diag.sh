@@ -40,13 +40,15 @@ grep -v '^# [a-z]' "$out" | grep -v '^# diag:  ' | sed 's/^/# spin: /' | head -n
 ok $? "spin: exit 1 ($rc), vCPU 0 hung after op 4, in $t s"
 grep -q '^# diag: vCPU 0 \[this report\] (tid [0-9]*, R): in KVM_RUN; op 4 done, op 5 in --inject' "$out"
 ok $? "spin: the report names vCPU 0, its thread, KVM_RUN and the guest's op and phase"
-sed -n '/^# diag: vCPU 0 \[this report\]/,/^# diag: vCPU 1 /p' "$out" |
-	grep -q '^# diag:   verdict: the thread runs the guest, no exit to the VMM'
-ok $? "spin: vCPU 0's verdict: it runs the guest"
+sed -n '/^# diag: vCPU 0 \[this report\]/,/^# diag: vCPU 1 /p' "$out" >"$out.v0"
+grep -q '^# diag:   in this KVM_RUN for [0-9.]* s: exits +[0-9]*, pf_taken +0 (fixed +0, .*; L1 kernel +[0-9.]* s, guest +[0-9.]* s$' "$out.v0" &&
+	grep -q '^# diag:   verdict since it entered: the thread runs the guest, no exit to the VMM' "$out.v0" &&
+	grep -q '^# diag:   verdict between the looks: the thread runs the guest, no exit to the VMM' "$out.v0"
+ok $? "spin: vCPU 0's counters since it entered KVM_RUN, its verdicts: it runs the guest"
 each_vcpu "$out" '.*(tid [0-9]*, .): ' &&
-	[ "$(grep -c '^# diag:   KVM over 2.0 s: exits +[0-9]*, pf_taken +[0-9]* (fixed' "$out")" -eq 4 ] &&
-	[ "$(grep -c '^# diag:   thread CPU time over 2.0 s: L1 kernel +' "$out")" -eq 4 ] &&
-	[ "$(grep -c '^# diag:   verdict: ' "$out")" -eq 4 ]
+	[ "$(grep -c '^# diag:   KVM over the [0-9.]* s between the looks: exits +[0-9]*, pf_taken +[0-9]* (fixed' "$out")" -eq 4 ] &&
+	[ "$(grep -c '^# diag:   thread CPU time between the looks: L1 kernel +' "$out")" -eq 4 ] &&
+	[ "$(grep -c '^# diag:   verdict between the looks: ' "$out")" -eq 4 ]
 ok $? "spin: every vCPU's thread, KVM counters, CPU times and verdict"
 grep -q '^# diag: vCPU 0 thread, kernel stack:' "$out" &&
 	grep -q '^# diag: thread hr-D (tid [0-9]*)' "$out" &&
@@ -83,6 +85,6 @@ rc3=$?
 	grep -q "^convstress: --start-op gives 2 positions for 4 vCPUs" "$out"
 ok $? "bad --inject, --start-op, --hang-timeout: exit 2, said why ($rc1 $rc2 $rc3)"
 
-rm -f "$out" "$out.fail"
+rm -f "$out" "$out.fail" "$out.v0"
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
