@@ -43,6 +43,7 @@
 
 struct look {
 	struct sv_progress p;	/* times in clock ticks */
+	struct sv_progress entry; /* the vCPU's at its KVM_RUN entry */
 	uint64_t hypercalls, io_exits, runs;
 	uint64_t utime_us, stime_us;	/* user (with guest) and kernel */
 	bool in_run;
@@ -138,15 +139,32 @@ static void stats_into(struct kvm_stats *s, struct sv_progress *p)
 
 void stress_entry_look(struct stress_vcpu *v)
 {
+	struct sv_progress e = { 0 };
 	struct rusage ru;
 
-	v->entry.have_stats = v->have_stats && !kvm_stats_read(&v->run_stats);
-	if (v->entry.have_stats)
-		stats_into(&v->run_stats, &v->entry);
-	v->entry.have_times = !getrusage(RUSAGE_THREAD, &ru);
-	v->entry.stime = ru.ru_stime.tv_sec * 1000000ULL + ru.ru_stime.tv_usec;
-	v->entry.guest_time = ru.ru_utime.tv_sec * 1000000ULL +
-			      ru.ru_utime.tv_usec;
+	e.have_stats = v->have_stats && !kvm_stats_read(&v->run_stats);
+	if (e.have_stats)
+		stats_into(&v->run_stats, &e);
+	e.have_times = !getrusage(RUSAGE_THREAD, &ru);
+	e.stime = ru.ru_stime.tv_sec * 1000000ULL + ru.ru_stime.tv_usec;
+	e.guest_time = ru.ru_utime.tv_sec * 1000000ULL + ru.ru_utime.tv_usec;
+	/* a seqcount: the main thread reads it while we run */
+	atomic_fetch_add(&v->entry_seq, 1);
+	v->entry = e;
+	atomic_fetch_add(&v->entry_seq, 1);
+}
+
+static void entry_of(struct stress_vcpu *v, struct sv_progress *e)
+{
+	unsigned int seq, tries = 0;
+
+	do {
+		seq = atomic_load(&v->entry_seq);
+		*e = v->entry;
+	} while ((seq & 1 || seq != atomic_load(&v->entry_seq)) &&
+		 ++tries < 1000);
+	if (tries == 1000)
+		e->have_stats = e->have_times = false;
 }
 
 static void look_at(struct stress_vcpu *v, struct look *l)
@@ -159,6 +177,8 @@ static void look_at(struct stress_vcpu *v, struct look *l)
 	memset(l, 0, sizeof(*l));
 	l->at_us = now_us();
 	l->in_run = atomic_load(&v->in_run);
+	/* written by the vCPU before in_run: as of this KVM_RUN */
+	entry_of(v, &l->entry);
 	l->run_ms = l->in_run && since ? (l->at_us - since) / 1000 : 0;
 	l->runs = atomic_load(&v->runs);
 	l->p.have_stats = v->have_stats && !kvm_stats_read(&v->stats);
@@ -175,11 +195,11 @@ static void look_at(struct stress_vcpu *v, struct look *l)
 	l->stime_us = l->p.stime * 1000000ULL / tck;
 }
 
-/* a vCPU still in KVM_RUN: what happened since it entered it */
-static void print_since_entry(struct stress_vcpu *v, const struct look *l)
+/* a vCPU in KVM_RUN at the look: what happened since it entered it */
+static void print_since_entry(const struct look *l)
 {
 	struct sv_progress now = l->p;
-	const struct sv_progress *e = &v->entry;
+	const struct sv_progress *e = &l->entry;
 	uint64_t taken, handled;
 
 	if (!l->in_run)
@@ -435,7 +455,7 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 		       g->cur_slot == STRESS_SLOT_D ? 'D' : 'I',
 		       (unsigned long long)g->cur_gpa,
 		       (unsigned long long)g->cur_pages);
-		print_since_entry(&v[i], x);
+		print_since_entry(x);
 		if (y->p.have_stats && x->p.have_stats)
 			printf("# diag:   KVM over the %.1f s between the looks: exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu), hypercalls +%llu, io_exits +%llu; KVM_RUN returned %llu times\n",
 			       secs,

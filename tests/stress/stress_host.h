@@ -59,6 +59,7 @@ struct stress_vcpu {
 	 */
 	struct kvm_stats run_stats;
 	struct sv_progress entry;
+	atomic_uint entry_seq;	/* odd while entry is written */
 	/* the thread, as it goes */
 	atomic_bool in_run;	/* inside KVM_RUN */
 	atomic_ullong run_since_us; /* when this KVM_RUN began */

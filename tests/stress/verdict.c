@@ -89,9 +89,11 @@ enum sv_hang sv_hang_kind(const struct sv_progress *a,
 		uint64_t done = fixed + delta(a->pf_emulate, b->pf_emulate) +
 				delta(a->pf_spurious, b->pf_spurious);
 
-		/* most faults were neither fixed, emulated nor spurious */
-		if (taken && taken > 2 * done)
+		if (taken && !done)
 			return SV_HANG_FAULT_RETRY;
+		/* most faults were neither fixed, emulated nor spurious */
+		if (taken > 2 * done)
+			return SV_HANG_FAULT_CRAWL;
 		if (taken)
 			return SV_HANG_FAULT_REFIX;
 	}
@@ -112,6 +114,8 @@ const char *sv_hang_str(enum sv_hang h)
 	switch (h) {
 	case SV_HANG_FAULT_RETRY:
 		return "fault-retry livelock: KVM takes page faults and fixes none";
+	case SV_HANG_FAULT_CRAWL:
+		return "fault-retry crawl: KVM retries most page faults, fixes a few";
 	case SV_HANG_FAULT_REFIX:
 		return "faults handled (fixed, emulated or spurious) and taken again, no exit out";
 	case SV_HANG_EXITS:

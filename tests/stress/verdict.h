@@ -100,6 +100,7 @@ struct sv_progress {
 
 enum sv_hang {
 	SV_HANG_FAULT_RETRY,	/* faults taken, none fixed: a retry livelock */
+	SV_HANG_FAULT_CRAWL,	/* most faults retried, a few fixed: a crawl */
 	SV_HANG_FAULT_REFIX,	/* faults handled, taken again, no exit out */
 	SV_HANG_EXITS,		/* exits handled in KVM, no page faults, the
 				 * thread mostly in the kernel */

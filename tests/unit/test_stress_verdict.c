@@ -242,9 +242,12 @@ static void hangs(void)
 	b = base;
 	b.exits += 100;
 	b.pf_taken += 100;
-	b.pf_fixed += 40;
-	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_RETRY,
-		   "hang: 60 of 100 faults retried: a retry livelock");
+	b.pf_fixed += 1;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_CRAWL,
+		   "hang: 99 of 100 faults retried, one fixed: a crawl, not none fixed");
+	b.pf_fixed += 39;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_CRAWL,
+		   "hang: 60 of 100 faults retried: a crawl");
 	b.pf_fixed += 20;
 	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_REFIX,
 		   "hang: 60 of 100 fixed: faults fixed and taken again");
@@ -293,6 +296,12 @@ static void hangs(void)
 	b.have_times = false;
 	tap_result(sv_hang_kind(&base, &b) == SV_HANG_UNKNOWN,
 		   "hang: no KVM work and no thread times: unknown, not still");
+	b = base;
+	b.pf_taken += 527;
+	b.pf_fixed += 142;
+	b.exits += 535;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_CRAWL,
+		   "hang: the debug kernel's storm (527 taken, 142 fixed): a crawl");
 	tap_result(strstr(sv_hang_str(SV_HANG_FAULT_RETRY), "livelock") &&
 		   strstr(sv_hang_str(SV_HANG_STILL), "emulator"),
 		   "hang: the verdicts name a livelock and an emulator stall");
