@@ -36,6 +36,9 @@
 
 #define TRACE		"/sys/kernel/tracing"
 #define TRACE_EVENT	TRACE "/events/kvm/kvm_page_fault/enable"
+/* the MMU notifier's invalidations, by the task that caused them */
+#define TRACE_UNMAP	TRACE "/events/kvm/kvm_unmap_hva_range/enable"
+#define MAX_COMMS	8
 #define TRACE_MS	500	/* of the window, traced */
 #define TRACE_READ_MAX	(4 << 20)
 #define STACK_MAX	4096
@@ -301,6 +304,44 @@ struct fault_sum {
 	struct fault_addr addr[MAX_ADDRS];
 };
 
+struct unmap_sum {
+	uint64_t count;
+	unsigned int ncomm;
+	struct { char comm[20]; uint64_t count; } comm[MAX_COMMS];
+};
+
+/* "   convstress-84   [001] ....": the task before its -pid */
+static void count_comm(struct unmap_sum *u, const char *line)
+{
+	char comm[20];
+	const char *p = line, *dash;
+	size_t len;
+	unsigned int i;
+
+	while (*p == ' ')
+		p++;
+	dash = strstr(p, " [");
+	while (dash && dash > p && dash[-1] == ' ')
+		dash--;
+	/* back to the '-' before the pid */
+	while (dash && dash > p && dash[-1] != '-')
+		dash--;
+	len = dash && dash > p ? (size_t)(dash - 1 - p) : 0;
+	if (!len || len >= sizeof(comm))
+		len = snprintf(comm, sizeof(comm), "?");
+	else
+		memcpy(comm, p, len);
+	comm[len] = '\0';
+	u->count++;
+	for (i = 0; i < u->ncomm && strcmp(u->comm[i].comm, comm); i++)
+		;
+	if (i == u->ncomm && u->ncomm < MAX_COMMS)
+		snprintf(u->comm[u->ncomm++].comm, sizeof(u->comm[0].comm),
+			 "%s", comm);
+	if (i < u->ncomm)
+		u->comm[i].count++;
+}
+
 static bool trace_write(const char *path, const char *val, bool truncate)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | (truncate ? O_TRUNC : 0));
@@ -311,19 +352,25 @@ static bool trace_write(const char *path, const char *val, bool truncate)
 	return ok;
 }
 
-/* kvm:kvm_page_fault for ms: per vCPU id, how many and where */
+/*
+ * kvm:kvm_page_fault for ms: per vCPU id, how many and where; and
+ * kvm:kvm_unmap_hva_range, by task
+ */
 static bool trace_faults(struct fault_sum *sum, unsigned int n,
-			 unsigned int ms)
+			 struct unmap_sum *unmap, unsigned int ms)
 {
 	char *buf, *line, *save = NULL;
 	ssize_t got;
 
 	memset(sum, 0, n * sizeof(*sum));
+	memset(unmap, 0, sizeof(*unmap));
 	if (!trace_write(TRACE "/trace", "", true) ||
 	    !trace_write(TRACE_EVENT, "1", false))
 		return false;
+	trace_write(TRACE_UNMAP, "1", false);
 	sleep_ms(ms);
 	trace_write(TRACE_EVENT, "0", false);
+	trace_write(TRACE_UNMAP, "0", false);
 	buf = malloc(TRACE_READ_MAX);
 	got = buf ? read_text(TRACE "/trace", buf, TRACE_READ_MAX) : -1;
 	for (line = got > 0 ? strtok_r(buf, "\n", &save) : NULL; line;
@@ -334,6 +381,10 @@ static bool trace_faults(struct fault_sum *sum, unsigned int n,
 		unsigned int id, i;
 		struct fault_sum *f;
 
+		if (strstr(line, "kvm_unmap_hva_range: ")) {
+			count_comm(unmap, line);
+			continue;
+		}
 		if (!e || sscanf(e, "kvm_page_fault: vcpu %u rip %llx address %llx error_code %llx",
 				 &id, &rip, &gpa, &err) != 4 || id >= n)
 			continue;
@@ -415,6 +466,8 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 {
 	struct look *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
 	struct fault_sum *faults = calloc(n, sizeof(*faults));
+	uint64_t count0[C_NR], count1[C_NR];
+	struct unmap_sum unmap;
 	unsigned int i, trace_ms = window_ms < TRACE_MS ? window_ms : TRACE_MS;
 	bool traced;
 	uint64_t t0;
@@ -428,10 +481,31 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 	t0 = now_us();
 	for (i = 0; i < n; i++)
 		look_at(&v[i], &a[i]);
-	traced = trace_faults(faults, n, trace_ms);
+	for (i = 0; i < C_NR; i++)
+		count0[i] = atomic_load(&st->count[i]);
+	traced = trace_faults(faults, n, &unmap, trace_ms);
 	sleep_ms(window_ms > trace_ms ? window_ms - trace_ms : 0);
 	for (i = 0; i < n; i++)
 		look_at(&v[i], &b[i]);
+	for (i = 0; i < C_NR; i++)
+		count1[i] = atomic_load(&st->count[i]) - count0[i];
+	/* each of these moves KVM's invalidation sequence: faults retry */
+	printf("# diag: between the looks: vCPU conversions +%llu, host-region conversions +%llu, punches +%llu, fallocates +%llu, mmap/munmap +%llu, compactions +%llu\n",
+	       (unsigned long long)(count1[C_CONV_D_SHARED] + count1[C_CONV_D_PRIVATE] +
+				    count1[C_CONV_I_SHARED] + count1[C_CONV_I_PRIVATE]),
+	       (unsigned long long)count1[C_HR_CONVERT],
+	       (unsigned long long)count1[C_HR_PUNCH],
+	       (unsigned long long)count1[C_HR_FALLOCATE],
+	       (unsigned long long)count1[C_HR_MMAP],
+	       (unsigned long long)count1[C_COMPACT]);
+	if (traced) {
+		printf("# diag: kvm:kvm_unmap_hva_range (the MMU notifier) in %u ms: %llu",
+		       trace_ms, (unsigned long long)unmap.count);
+		for (i = 0; i < unmap.ncomm; i++)
+			printf("%s%s %llu", i ? ", " : " (", unmap.comm[i].comm,
+			       (unsigned long long)unmap.comm[i].count);
+		printf("%s\n", unmap.ncomm ? ")" : "");
+	}
 
 	for (i = 0; i < n; i++) {
 		struct look *x = &a[i], *y = &b[i];

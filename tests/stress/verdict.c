@@ -83,6 +83,12 @@ enum sv_hang sv_hang_kind(const struct sv_progress *a,
 	uint64_t kernel = times ? delta(a->stime, b->stime) : 0;
 	bool exits;
 
+	/*
+	 * a guest that mostly runs: its faults, if any, are incidental (a
+	 * livelock or crawl of faults spends most of its time in KVM)
+	 */
+	if (times && guest > 2 * kernel)
+		return SV_HANG_IN_GUEST;
 	if (stats) {
 		uint64_t taken = delta(a->pf_taken, b->pf_taken);
 		uint64_t fixed = delta(a->pf_fixed, b->pf_fixed);

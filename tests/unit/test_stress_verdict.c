@@ -302,6 +302,22 @@ static void hangs(void)
 	b.exits += 535;
 	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_CRAWL,
 		   "hang: the debug kernel's storm (527 taken, 142 fixed): a crawl");
+	b = base;
+	b.exits += 5451;
+	b.pf_taken += 5353;
+	b.pf_fixed += 245;
+	b.stime += 987;
+	b.guest_time += 365;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_FAULT_CRAWL,
+		   "hang: a crawl with its CPU times (kernel 9.9 s, guest 3.7 s): a crawl");
+	b = base;
+	b.exits += 1234;
+	b.pf_taken += 133;
+	b.pf_fixed += 128;
+	b.stime += 13;
+	b.guest_time += 417;
+	tap_result(sv_hang_kind(&base, &b) == SV_HANG_IN_GUEST,
+		   "hang: a guest that loops after a few faults: in the guest");
 	tap_result(strstr(sv_hang_str(SV_HANG_FAULT_RETRY), "livelock") &&
 		   strstr(sv_hang_str(SV_HANG_STILL), "emulator"),
 		   "hang: the verdicts name a livelock and an emulator stall");
