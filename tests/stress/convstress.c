@@ -741,9 +741,25 @@ static uint64_t cnt(enum stress_count c)
 	return atomic_load(&st.count[c]);
 }
 
+/* KVM's page faults, and the share it retried, in words */
+static void fault_share(char *buf, size_t len)
+{
+	uint64_t taken, retried;
+
+	if (stress_fault_counts(vcpus, opt.vcpus, &taken, &retried))
+		snprintf(buf, len, "%llu KVM page faults, %.0f%% retried",
+			 (unsigned long long)taken,
+			 taken ? 100.0 * retried / taken : 0.0);
+	else
+		snprintf(buf, len, "no KVM statistics");
+}
+
 static void progress(double t)
 {
-	fprintf(stderr, "convstress: %.0f s: %llu conversions (%llu pages), %llu busy retries, %llu host-region ops, %llu refused accesses, %llu compactions\n",
+	char faults[96];
+
+	fault_share(faults, sizeof(faults));
+	fprintf(stderr, "convstress: %.0f s: %llu conversions (%llu pages), %llu busy retries, %llu host-region ops, %llu refused accesses, %llu compactions, %s\n",
 		t, (unsigned long long)(cnt(C_CONV_D_SHARED) + cnt(C_CONV_D_PRIVATE) +
 					cnt(C_CONV_I_SHARED) + cnt(C_CONV_I_PRIVATE)),
 		(unsigned long long)cnt(C_CONV_PAGES),
@@ -752,11 +768,12 @@ static void progress(double t)
 				     cnt(C_HR_FALLOCATE) + cnt(C_HR_WRITE) +
 				     cnt(C_HR_MMAP) + cnt(C_HR_PIN)),
 		(unsigned long long)(cnt(C_FORBID_READ) + cnt(C_FORBID_TOUCH)),
-		(unsigned long long)cnt(C_COMPACT));
+		(unsigned long long)cnt(C_COMPACT), faults);
 }
 
 static void report(double wall)
 {
+	char faults[96];
 	static const struct { enum stress_count c; const char *what; } rows[] = {
 		{ C_CONV_D_SHARED, "guest: destructive to-shared" },
 		{ C_CONV_D_PRIVATE, "guest: destructive to-private" },
@@ -793,6 +810,8 @@ static void report(double wall)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		printf("# %-44s %12llu\n", rows[i].what,
 		       (unsigned long long)cnt(rows[i].c));
+	fault_share(faults, sizeof(faults));
+	printf("# %s\n", faults);
 	printf("# wall %.1f s, seed %llu%s\n", wall,
 	       (unsigned long long)st.seed,
 	       st.loop_fd < 0 ? ", no loop device: no O_DIRECT pins" : "");

@@ -140,6 +140,24 @@ static void stats_into(struct kvm_stats *s, struct sv_progress *p)
 	p->pf_spurious = stat_of(s, "pf_spurious");
 }
 
+bool stress_fault_counts(struct stress_vcpu *v, unsigned int n,
+			 uint64_t *taken, uint64_t *retried)
+{
+	struct sv_progress p;
+	unsigned int i;
+
+	*taken = *retried = 0;
+	for (i = 0; i < n; i++) {
+		if (!v[i].have_stats || kvm_stats_read(&v[i].stats))
+			return false;
+		stats_into(&v[i].stats, &p);
+		*taken += p.pf_taken;
+		*retried += p.pf_taken - p.pf_fixed - p.pf_emulate -
+			    p.pf_spurious;
+	}
+	return true;
+}
+
 void stress_entry_look(struct stress_vcpu *v)
 {
 	struct sv_progress e = { 0 };

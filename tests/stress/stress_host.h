@@ -106,6 +106,12 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
  */
 void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
 		      unsigned int n, unsigned int wait_ms);
+/*
+ * KVM's page faults of all vCPUs so far (main thread): taken, and those
+ * neither fixed, emulated nor spurious (retried); false without stats
+ */
+bool stress_fault_counts(struct stress_vcpu *v, unsigned int n,
+			 uint64_t *taken, uint64_t *retried);
 /* the vCPU's thread, before KVM_RUN: KVM's counters and its CPU time */
 void stress_entry_look(struct stress_vcpu *v);
 /* a signal with a handler and no SA_RESTART: it ends a KVM_RUN (EINTR) */
