@@ -288,6 +288,20 @@ const char *stress_phase_str(uint32_t p)
 	return p < STRESS_PHASE_NR && names[p] ? names[p] : "?";
 }
 
+/* the VMM's record of gpa: 0 private, 1 shared, -1 not a guest page */
+static int record_of(struct stress *st, uint64_t gpa)
+{
+	unsigned int s;
+
+	for (s = 0; s < STRESS_SLOTS; s++) {
+		struct stress_slot *sl = &st->slot[s];
+
+		if (gpa >= sl->gpa && gpa - sl->gpa < sl->guest_bytes)
+			return sl->shadow[(gpa - sl->gpa) / STRESS_PAGE];
+	}
+	return -1;
+}
+
 /* what the host's record and the fd say of the page at gpa */
 static void describe_gpa(struct stress *st, uint64_t gpa, char *buf,
 			 size_t len)
@@ -318,6 +332,8 @@ struct fault_addr {
 
 struct fault_sum {
 	uint64_t count;
+	/* by what the VMM's record says of the page: private, shared, neither */
+	uint64_t on_private, on_shared, elsewhere;
 	unsigned int naddr;
 	struct fault_addr addr[MAX_ADDRS];
 };
@@ -374,8 +390,9 @@ static bool trace_write(const char *path, const char *val, bool truncate)
  * kvm:kvm_page_fault for ms: per vCPU id, how many and where; and
  * kvm:kvm_unmap_hva_range, by task
  */
-static bool trace_faults(struct fault_sum *sum, unsigned int n,
-			 struct unmap_sum *unmap, unsigned int ms)
+static bool trace_faults(struct stress *st, struct fault_sum *sum,
+			 unsigned int n, struct unmap_sum *unmap,
+			 unsigned int ms)
 {
 	char *buf, *line, *save = NULL;
 	ssize_t got;
@@ -408,6 +425,16 @@ static bool trace_faults(struct fault_sum *sum, unsigned int n,
 			continue;
 		f = &sum[id];
 		f->count++;
+		switch (record_of(st, gpa)) {
+		case 0:
+			f->on_private++;
+			break;
+		case 1:
+			f->on_shared++;
+			break;
+		default:
+			f->elsewhere++;
+		}
 		for (i = 0; i < f->naddr && f->addr[i].gpa != (gpa & ~0xfffULL); i++)
 			;
 		if (i == f->naddr && f->naddr < MAX_ADDRS)
@@ -435,8 +462,11 @@ static void print_faults(struct stress *st, unsigned int id,
 		if (f->addr[i].count > f->addr[top].count)
 			top = i;
 	describe_gpa(st, f->addr[top].gpa, what, sizeof(what));
-	printf("# diag: vCPU %u: %llu kvm_page_fault in %u ms at %u%s pages, most at gpa %#llx (%llu times, rip %#llx, error code %#llx): %s\n",
-	       id, (unsigned long long)f->count, ms, f->naddr,
+	printf("# diag: vCPU %u: %llu kvm_page_fault in %u ms (%llu on pages the VMM's record calls private, %llu shared, %llu elsewhere) at %u%s pages, most at gpa %#llx (%llu times, rip %#llx, error code %#llx): %s\n",
+	       id, (unsigned long long)f->count, ms,
+	       (unsigned long long)f->on_private,
+	       (unsigned long long)f->on_shared,
+	       (unsigned long long)f->elsewhere, f->naddr,
 	       f->naddr == MAX_ADDRS ? "+" : "",
 	       (unsigned long long)f->addr[top].gpa,
 	       (unsigned long long)f->addr[top].count,
@@ -501,7 +531,7 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 		look_at(&v[i], &a[i]);
 	for (i = 0; i < C_NR; i++)
 		count0[i] = atomic_load(&st->count[i]);
-	traced = trace_faults(faults, n, &unmap, trace_ms);
+	traced = trace_faults(st, faults, n, &unmap, trace_ms);
 	sleep_ms(window_ms > trace_ms ? window_ms - trace_ms : 0);
 	for (i = 0; i < n; i++)
 		look_at(&v[i], &b[i]);
