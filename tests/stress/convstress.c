@@ -62,13 +62,18 @@ static struct {
 	unsigned int nstart;		/* how many were given */
 	unsigned int vcpus;
 	unsigned int range_mb;
-	unsigned int hang_ms;		/* no exit for this long: a hang */
+	unsigned int hang_ms;		/* no exit, no fault fixed: a hang */
+	unsigned int crawl_ms;		/* one KVM_RUN this long: a failure */
 	uint32_t inject;		/* --inject, on vCPU 0 */
 	uint64_t inject_op;
 	bool loop;
 	bool verbose;
 } opt = { .duration = 600, .vcpus = 4, .range_mb = 8, .hang_ms = 30000,
-	  .loop = true };
+	  .crawl_ms = 120000, .loop = true };
+
+/* KVM_RUNs past the hang timeout whose faults KVM fixed: crawls */
+static unsigned int crawls;
+static uint64_t longest_run_us;
 
 static struct stress st;
 static uint64_t hseed;		/* the host threads' (host_seed()) */
@@ -580,7 +585,10 @@ static void usage(FILE *f)
 "--start-op: the ops each vCPU did before (one number, or one per vCPU,\n"
 "as the end's '# positions:' line prints them): its guest continues the\n"
 "seed's sequence from there, in a fresh VM;\n"
-"--hang-timeout: seconds without an exit that make a hang (default 30);\n"
+"--hang-timeout: seconds without an exit or a page fault fixed that make\n"
+"a hang (default 30); --crawl-timeout: seconds of one KVM_RUN whose\n"
+"faults KVM fixes, too slowly, that fail the storm (default 120; each\n"
+"past --hang-timeout is noted, '# crawl:');\n"
 "--inject=spin@OP|triple@OP: vCPU 0's guest loops without an exit, or\n"
 "faults without an IDT, at op OP (the hang and SHUTDOWN reports' test);\n"
 "--range-mb: each vCPU's range per slot (default 8); --no-loop: no\n"
@@ -662,6 +670,7 @@ static int parse_options(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "start-op", required_argument, NULL, 'o' },
 		{ "hang-timeout", required_argument, NULL, 'H' },
+		{ "crawl-timeout", required_argument, NULL, 'C' },
 		{ "inject", required_argument, NULL, 'I' },
 		{ "vcpus", required_argument, NULL, 'c' },
 		{ "range-mb", required_argument, NULL, 'r' },
@@ -695,6 +704,11 @@ static int parse_options(int argc, char **argv)
 				return 2;
 			opt.hang_ms = v * 1000;
 			break;
+		case 'C':
+			if (parse_u64("--crawl-timeout", optarg, 1, 3600, &v))
+				return 2;
+			opt.crawl_ms = v * 1000;
+			break;
 		case 'I':
 			if (parse_inject(optarg))
 				return 2;
@@ -726,6 +740,11 @@ static int parse_options(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "convstress: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (opt.crawl_ms < opt.hang_ms) {
+		fprintf(stderr, "convstress: --crawl-timeout (%u s) is shorter than --hang-timeout (%u s)\n",
+			opt.crawl_ms / 1000, opt.hang_ms / 1000);
 		return 2;
 	}
 	if (opt.nstart > 1 && opt.nstart != opt.vcpus) {
@@ -841,20 +860,37 @@ static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
 		for (i = out = 0; i < opt.vcpus; i++) {
 			struct stress_vcpu *v = &vcpus[i];
 			uint64_t since = atomic_load(&v->run_since_us);
+			bool in_run = atomic_load(&v->in_run), stats;
+			uint64_t fixed = 0;
+			enum sv_watch_verdict w;
 
 			out += atomic_load(&v->out);
+			stats = in_run && stress_progress_count(v, &fixed);
+			w = sv_watch(&v->watch, in_run, since, stats, fixed,
+				     now, opt.hang_ms * 1000ULL,
+				     opt.crawl_ms * 1000ULL);
 			if (culprit < 0 && atomic_load(&v->shutdown)) {
 				culprit = i;
 				snprintf(why, sizeof(why), "%s", v->why);
-			} else if (culprit < 0 && atomic_load(&v->in_run) &&
-				   since && now > since &&
-				   now - since >= opt.hang_ms * 1000ULL) {
+			} else if (culprit < 0 && w == SV_WATCH_HANG) {
 				culprit = i;
 				snprintf(why, sizeof(why),
-					 "vCPU %u hung: no exit for %u s (op %llu)",
-					 i, opt.hang_ms / 1000,
+					 "vCPU %u hung: no exit%s for %u s (op %llu)",
+					 i, stats ? " and no page fault fixed" : "",
+					 opt.hang_ms / 1000,
 					 (unsigned long long)v->g->ops);
+			} else if (culprit < 0 && w == SV_WATCH_CRAWL_LIMIT) {
+				culprit = i;
+				snprintf(why, sizeof(why),
+					 "vCPU %u crawled: no exit for %u s, KVM fixing its page faults too slowly (op %llu)",
+					 i, opt.crawl_ms / 1000,
+					 (unsigned long long)v->g->ops);
+			} else if (w == SV_WATCH_CRAWL) {
+				crawls++;
+				stress_diag_crawl(v);
 			}
+			if (in_run && v->watch.crawl_noted && now - since > longest_run_us)
+				longest_run_us = now - since;
 		}
 		if (culprit >= 0 && !atomic_load(&st.failed)) {
 			stress_diag_live(&st, vcpus, opt.vcpus, culprit, why,
@@ -929,6 +965,9 @@ int main(int argc, char **argv)
 	if (opt.hang_ms != 30000)
 		snprintf(starts + strlen(starts), sizeof(starts) - strlen(starts),
 			 " --hang-timeout=%u", opt.hang_ms / 1000);
+	if (opt.crawl_ms != 120000)
+		snprintf(starts + strlen(starts), sizeof(starts) - strlen(starts),
+			 " --crawl-timeout=%u", opt.crawl_ms / 1000);
 	printf("# convstress: seed %llu, %.0f s, %u vCPUs, %u MiB per vCPU and slot%s\n",
 	       (unsigned long long)st.seed, opt.duration, opt.vcpus,
 	       opt.range_mb, opt.nstart ? ", continuing" : "");
@@ -980,6 +1019,9 @@ int main(int argc, char **argv)
 	/* the storm's own time: to the deadline, or to its failure */
 	storm = ((atomic_load(&st.fail_us) ?: now_us()) - t0) / 1e6;
 	printf("# storm: %.1f s\n", storm < opt.duration ? storm : opt.duration);
+	printf("# crawls: %u (KVM_RUNs past %u s without an exit while KVM fixed their faults; the longest %.1f s, none may reach %u s)\n",
+	       crawls, opt.hang_ms / 1000, longest_run_us / 1e6,
+	       opt.crawl_ms / 1000);
 	print_positions();
 	if (atomic_load(&st.failed)) {
 		printf("not ok 1 - convstress: %s\n", st.msg);

@@ -158,6 +158,17 @@ bool stress_fault_counts(struct stress_vcpu *v, unsigned int n,
 	return true;
 }
 
+bool stress_progress_count(struct stress_vcpu *v, uint64_t *count)
+{
+	struct sv_progress p;
+
+	if (!v->have_stats || kvm_stats_read(&v->stats))
+		return false;
+	stats_into(&v->stats, &p);
+	*count = p.pf_fixed + p.pf_emulate;
+	return true;
+}
+
 void stress_entry_look(struct stress_vcpu *v)
 {
 	struct sv_progress e = { 0 };
@@ -232,6 +243,10 @@ static void print_since_entry(const struct look *l)
 		  (now.pf_emulate - e->pf_emulate) +
 		  (now.pf_spurious - e->pf_spurious);
 	printf("# diag:   in this KVM_RUN for %.1f s", l->run_ms / 1000.0);
+	/* the entry's times are exact, the look's in clock ticks */
+	now.stime = now.stime > e->stime ? now.stime : e->stime;
+	now.guest_time = now.guest_time > e->guest_time ? now.guest_time :
+			 e->guest_time;
 	if (e->have_stats && now.have_stats)
 		printf(": exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu)",
 		       (unsigned long long)(now.exits - e->exits),
@@ -246,6 +261,21 @@ static void print_since_entry(const struct look *l)
 		       (now.guest_time - e->guest_time) / 1e6);
 	printf("\n# diag:   verdict since it entered: %s\n",
 	       sv_hang_str(sv_hang_kind(e, &now)));
+}
+
+void stress_diag_crawl(struct stress_vcpu *v)
+{
+	struct look l;
+
+	look_at(v, &l);
+	printf("# crawl: vCPU %u (op %llu %s, slot %c gpa %#llx+%llu pages): no exit, but KVM fixes its page faults\n",
+	       v->id, (unsigned long long)v->g->ops + 1,
+	       stress_phase_str(v->g->phase),
+	       v->g->cur_slot == STRESS_SLOT_D ? 'D' : 'I',
+	       (unsigned long long)v->g->cur_gpa,
+	       (unsigned long long)v->g->cur_pages);
+	print_since_entry(&l);
+	fflush(stdout);
 }
 
 /* the kernel stack of a thread, one "# diag:" line per frame */

@@ -66,6 +66,7 @@ struct stress_vcpu {
 	atomic_ullong runs;	/* KVM_RUN calls returned */
 	atomic_uint last_exit;	/* exit reason of the last one */
 	atomic_bool out;	/* left its loop */
+	struct sv_watch watch;	/* the main thread's watch (verdict.h) */
 	/* a SHUTDOWN: the thread waits for the report before it leaves */
 	atomic_bool shutdown;
 	char why[512];		/* its failure, written before shutdown */
@@ -112,6 +113,10 @@ void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
  */
 bool stress_fault_counts(struct stress_vcpu *v, unsigned int n,
 			 uint64_t *taken, uint64_t *retried);
+/* KVM's faults fixed and emulated of a vCPU, now: false without stats */
+bool stress_progress_count(struct stress_vcpu *v, uint64_t *count);
+/* a vCPU in KVM_RUN past the hang timeout that KVM gets on: one line */
+void stress_diag_crawl(struct stress_vcpu *v);
 /* the vCPU's thread, before KVM_RUN: KVM's counters and its CPU time */
 void stress_entry_look(struct stress_vcpu *v);
 /* a signal with a handler and no SA_RESTART: it ends a KVM_RUN (EINTR) */

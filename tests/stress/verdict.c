@@ -115,6 +115,37 @@ enum sv_hang sv_hang_kind(const struct sv_progress *a,
 	return stats && times ? SV_HANG_STILL : SV_HANG_UNKNOWN;
 }
 
+enum sv_watch_verdict sv_watch(struct sv_watch *w, bool in_run,
+			       uint64_t run_since_us, bool have_stats,
+			       uint64_t progress, uint64_t now_us,
+			       uint64_t hang_us, uint64_t crawl_us)
+{
+	if (!in_run || !run_since_us) {
+		w->run_since_us = 0;
+		return SV_WATCH_OK;
+	}
+	if (w->run_since_us != run_since_us) {
+		*w = (struct sv_watch){ .run_since_us = run_since_us,
+					.progress = progress,
+					.moved_us = run_since_us };
+	}
+	if (have_stats && progress != w->progress) {
+		w->progress = progress;
+		w->moved_us = now_us;
+	}
+	if (now_us < run_since_us)
+		return SV_WATCH_OK;
+	if (now_us - w->moved_us >= hang_us)
+		return SV_WATCH_HANG;
+	if (now_us - run_since_us >= crawl_us)
+		return SV_WATCH_CRAWL_LIMIT;
+	if (now_us - run_since_us >= hang_us && !w->crawl_noted) {
+		w->crawl_noted = true;
+		return SV_WATCH_CRAWL;
+	}
+	return SV_WATCH_OK;
+}
+
 const char *sv_hang_str(enum sv_hang h)
 {
 	switch (h) {

@@ -114,4 +114,30 @@ enum sv_hang sv_hang_kind(const struct sv_progress *before,
 			  const struct sv_progress *after);
 const char *sv_hang_str(enum sv_hang h);
 
+/*
+ * The main thread's watch over one vCPU, called every 100 ms or so: a
+ * vCPU in KVM_RUN hangs when, for hang_us, it neither exits nor gets a
+ * page fault fixed or emulated by KVM (with no statistics: no exit for
+ * hang_us); one that still gets faults fixed crawls, noted once per
+ * KVM_RUN after hang_us, and fails when one KVM_RUN lasts crawl_us.
+ * progress: KVM's pf_fixed + pf_emulate of the vCPU, now.
+ */
+struct sv_watch {
+	uint64_t run_since_us;	/* the KVM_RUN watched, 0: none */
+	uint64_t progress;	/* the count at its last move */
+	uint64_t moved_us;	/* when it last moved */
+	bool crawl_noted;
+};
+
+enum sv_watch_verdict {
+	SV_WATCH_OK,
+	SV_WATCH_CRAWL,		/* past hang_us, faults fixed: note it, once */
+	SV_WATCH_HANG,		/* no exit, no fault fixed for hang_us */
+	SV_WATCH_CRAWL_LIMIT,	/* one KVM_RUN of crawl_us */
+};
+enum sv_watch_verdict sv_watch(struct sv_watch *w, bool in_run,
+			       uint64_t run_since_us, bool have_stats,
+			       uint64_t progress, uint64_t now_us,
+			       uint64_t hang_us, uint64_t crawl_us);
+
 #endif /* CONVBENCH_STRESS_VERDICT_H */

@@ -323,6 +323,74 @@ static void hangs(void)
 		   "hang: the verdicts name a livelock and an emulator stall");
 }
 
+/* the watch over one vCPU, fed a KVM_RUN's life: s is seconds */
+static void watch(void)
+{
+	const uint64_t s = 1000000, hang = 30 * s, crawl = 120 * s;
+	struct sv_watch w = { 0 };
+	enum sv_watch_verdict v = SV_WATCH_OK;
+	uint64_t t, fixed = 100;
+	bool crawled = false;
+
+	/* a vCPU that comes back now and then is never flagged */
+	for (t = 0; t < 600 * s && v == SV_WATCH_OK; t += s / 10)
+		v = sv_watch(&w, (t / s) % 20 != 19, (t / s) / 20 * 20 * s + 1,
+			     true, fixed, t + 1, hang, crawl);
+	tap_result(v == SV_WATCH_OK, "watch: exits every 19 s: fine for 600 s");
+
+	/* nothing fixed and no exit: a hang at 30 s, not before */
+	w = (struct sv_watch){ 0 };
+	for (t = 0, v = SV_WATCH_OK; v == SV_WATCH_OK && t < 100 * s; t += s / 10)
+		v = sv_watch(&w, true, 5 * s, true, fixed, 5 * s + t, hang, crawl);
+	tap_result(v == SV_WATCH_HANG && t >= 30 * s && t <= 30 * s + s / 5,
+		   "watch: no exit, nothing fixed: a hang after 30 s (%.1f s)",
+		   t / 1e6);
+
+	/* faults fixed all along: a crawl noted once at 30 s, fails at 120 s */
+	w = (struct sv_watch){ 0 };
+	for (t = 0, v = SV_WATCH_OK; (v == SV_WATCH_OK || v == SV_WATCH_CRAWL) &&
+	     t < 200 * s; t += s / 10) {
+		v = sv_watch(&w, true, 5 * s, true, fixed + t / s, 5 * s + t,
+			     hang, crawl);
+		if (v == SV_WATCH_CRAWL) {
+			tap_result(!crawled && t >= 30 * s && t < 31 * s,
+				   "watch: fixing faults past 30 s: a crawl, noted once (at %.1f s)",
+				   t / 1e6);
+			crawled = true;
+		}
+	}
+	tap_result(crawled && v == SV_WATCH_CRAWL_LIMIT && t >= 120 * s &&
+		   t <= 120 * s + s / 5,
+		   "watch: a crawl of 120 s fails (%.1f s)", t / 1e6);
+
+	/* fixed for a while, then stuck: a hang 30 s after the last fix */
+	w = (struct sv_watch){ 0 };
+	for (t = 0, v = SV_WATCH_OK; v == SV_WATCH_OK || v == SV_WATCH_CRAWL;
+	     t += s / 10)
+		v = sv_watch(&w, true, 5 * s, true,
+			     fixed + (t < 50 * s ? t / s : 50), 5 * s + t, hang,
+			     crawl);
+	tap_result(v == SV_WATCH_HANG && t >= 80 * s && t <= 80 * s + s / 5,
+		   "watch: fixes stop at 50 s: a hang at 80 s (%.1f s)", t / 1e6);
+
+	/* without statistics: no exit for 30 s is a hang */
+	w = (struct sv_watch){ 0 };
+	for (t = 0, v = SV_WATCH_OK; v == SV_WATCH_OK && t < 100 * s; t += s / 10)
+		v = sv_watch(&w, true, 5 * s, false, fixed + t, 5 * s + t,
+			     hang, crawl);
+	tap_result(v == SV_WATCH_HANG && t <= 30 * s + s / 5,
+		   "watch: no statistics: no exit for 30 s is a hang (%.1f s)",
+		   t / 1e6);
+
+	/* a new KVM_RUN starts the clocks again */
+	w = (struct sv_watch){ 0 };
+	sv_watch(&w, true, 1 * s, true, fixed, 29 * s, hang, crawl);
+	v = sv_watch(&w, true, 29 * s + 1, true, fixed, 45 * s, hang, crawl);
+	tap_result(v == SV_WATCH_OK, "watch: a new KVM_RUN at 29 s is not 44 s old");
+	v = sv_watch(&w, false, 0, true, fixed, 70 * s, hang, crawl);
+	tap_result(v == SV_WATCH_OK, "watch: out of KVM_RUN is never a hang");
+}
+
 int main(void)
 {
 	private_io();
@@ -332,5 +400,6 @@ int main(void)
 	data();
 	positions();
 	hangs();
+	watch();
 	return tap_finish(false);
 }

@@ -36,7 +36,7 @@ t0=$(date +%s)
 rc=$?
 t=$(($(date +%s) - t0))
 grep -v '^# [a-z]' "$out" | grep -v '^# diag:  ' | sed 's/^/# spin: /' | head -n 40
-[ $rc -eq 1 ] && grep -q '^not ok 1 - convstress: vCPU 0 hung: no exit for 3 s (op 4)$' "$out"
+[ $rc -eq 1 ] && grep -q '^not ok 1 - convstress: vCPU 0 hung: no exit and no page fault fixed for 3 s (op 4)$' "$out"
 ok $? "spin: exit 1 ($rc), vCPU 0 hung after op 4, in $t s"
 grep -q '^# diag: vCPU 0 \[this report\] (tid [0-9]*, R): in KVM_RUN; op 4 done, op 5 in --inject' "$out"
 ok $? "spin: the report names vCPU 0, its thread, KVM_RUN and the guest's op and phase"
