@@ -46,7 +46,7 @@
 #define GPA_I		0x60000000ULL
 #define HOST_REGION	(16ULL << 20)
 /* the vCPU's own bound, should the main thread's watch not see a hang */
-#define RUN_BACKSTOP_MS	(opt.hang_ms + 30000)
+#define RUN_BACKSTOP_MS	(opt.crawl_ms + 30000)
 #define DIAG_WINDOW_MS	2000	/* between the two looks of a report */
 #define DIAG_KICK_MS	5000	/* for every vCPU to leave KVM_RUN */
 #define SHUTDOWN_WAIT_MS 30000	/* a SHUTDOWN waits this long for its report */
