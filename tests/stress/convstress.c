@@ -183,11 +183,11 @@ static void describe_memory_exit(struct stress_vcpu *v,
 	uint64_t gp = (m->gpa - v->g->base[s]) / PAGE;
 	const uint8_t *gstate = addr_gpa2hva(vm, (uintptr_t)v->g->state[s]);
 
-	snprintf(buf, len, "gpa %#llx (slot %c page %llu) size %#llx flags %#x, after op %llu; the fd %s a page there, the host's record says %s, the guest's %s",
+	snprintf(buf, len, "gpa %#llx (slot %c page %llu) size %#llx flags %#x, after op %llu; the fd %s there, the host's record says %s, the guest's %s",
 		 (unsigned long long)m->gpa, s ? 'I' : 'D',
 		 (unsigned long long)p, (unsigned long long)m->size, m->flags,
 		 (unsigned long long)v->g->ops,
-		 data == (off_t)off ? "has" : "has no",
+		 data == (off_t)off ? "has a page" : "has no page",
 		 p < sl->guest_bytes / PAGE ?
 		 (sl->shadow[p] ? "shared" : "private") : "?",
 		 gp < v->g->npages ? (gstate[gp] ? "shared" : "private") : "?");

@@ -346,9 +346,9 @@ static void describe_gpa(struct stress *st, uint64_t gpa, char *buf,
 		if (gpa < sl->gpa || off >= sl->size)
 			continue;
 		data = lseek(sl->fd, off & ~(STRESS_PAGE - 1), SEEK_DATA);
-		snprintf(buf, len, "slot %c page %llu: the fd %s a page there, the VMM's record says %s",
+		snprintf(buf, len, "slot %c page %llu: the fd %s there, the VMM's record says %s",
 			 s == STRESS_SLOT_D ? 'D' : 'I', (unsigned long long)p,
-			 data == (off_t)(off & ~(STRESS_PAGE - 1)) ? "has" : "has no",
+			 data == (off_t)(off & ~(STRESS_PAGE - 1)) ? "has a page" : "has no page",
 			 p < sl->guest_bytes / STRESS_PAGE ?
 			 (sl->shadow[p] ? "shared" : "private") : "(host region)");
 		return;
