@@ -36,7 +36,8 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
                           to this script goes to the command in the guest
                           (a second stops the VM); for a caller that runs
                           this script in a process group of its own
-  --fail-on-warn          a kernel WARNING fails the run (exit 125)
+  --fail-on-warn          a kernel warning (WARNING, lockdep, RCU stall, hung
+                          task, UBSAN) fails the run (exit 125)
   -q, --quiet             no start and summary lines (problems still)
   --which-accel           print the accelerator a run would use, exit
   -v, --verbose           stream the whole console (boot log) to stderr
@@ -50,7 +51,8 @@ the kernel's, through /dev/kmsg) with the host's time of its arrival
 (host_s=SECONDS, convbench --clock-mark).
 Exit: COMMAND's status, 2 bad usage, 124 guest hung, 125 kernel panic/oops,
 126 no exit status came back (QEMU or guest init failed).
-Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
+Env: CONVBENCH_ACCEL=kvm|tcg, CONVBENCH_TCG_THREAD=multi|single (TCG's
+vCPU threads, default multi), CONVBENCH_VERBOSE=1, CONVBENCH_QEMU=BINARY.
 
 example:
   kernel/vm/run-vm.sh --kernel out/bzImage --out /tmp/r1 --add build/convbench \
@@ -158,7 +160,14 @@ host_tsc_khz() {
 tsc_opt=
 case $accel in
 kvm) cpu=host; accel_opt=kvm ;;
-tcg) cpu=EPYC,+svm,+npt; accel_opt=tcg,thread=multi
+tcg) cpu=EPYC,+svm,+npt
+	# single: every vCPU in one host thread, in turn (slower; the
+	# multi-threaded emulator's rare triple fault of a nested guest,
+	# tests/vm/emu_retry.sh, is a multi-vCPU race)
+	tcg_thread=${CONVBENCH_TCG_THREAD:-multi}
+	[[ $tcg_thread == single || $tcg_thread == multi ]] ||
+		bad "CONVBENCH_TCG_THREAD expects single or multi, got '$tcg_thread'"
+	accel_opt=tcg,thread=$tcg_thread
 	khz=$(host_tsc_khz)
 	[[ -z $khz ]] || tsc_opt=" tsc_early_khz=$khz" ;;
 *) bad "CONVBENCH_ACCEL expects kvm or tcg, got '$accel'" ;;
@@ -290,6 +299,7 @@ kv() {	# KEY VALUE: key=value, single-quoted when needed (sourceable by sh)
 	printf '%s=%s\n' "$1" "$v" >>"$env_file"
 }
 kv accel "$accel"
+kv accel_opt "$accel_opt"
 kv cpu "$cpu"
 kv qemu_version "$("$qemu" --version | head -n1)"
 kv kernel "$(realpath -- "$kernel")"
@@ -368,21 +378,14 @@ qemu_rc=$(cat "$tmp/qemu.rc" 2>/dev/null || echo 255)
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 
 status=$(sed -n 's/^CONVBENCH-EXIT-STATUS: \([0-9]\{1,3\}\)$/\1/p' "$log" | tail -n1)
-# Kernel reports: the guest's whole dmesg comes after the command (below
-# the console's log level too); without it (a crash or a hang) whatever
-# reached the console. A BUG (KASAN, bad page state, sleeping in atomic,
-# soft lockup) or an oops fails the run; a WARNING (WARN_ON, lockdep,
-# suspicious RCU) or a hung task is reported and fails with --fail-on-warn.
-if grep -q '^CONVBENCH-DMESG-END' "$log"; then
-	kmsg=$(sed -n '/^CONVBENCH-DMESG-START/,/^CONVBENCH-DMESG-END/p' "$log")
-else
-	kmsg=$(cat "$log")
-fi
-panic=$(grep -m1 'Kernel panic - not syncing' "$log" ||
-	grep -m1 -E 'BUG: |kernel BUG at|Oops: |: [0-9a-f]{4} \[#[0-9]+\]' <<<"$kmsg" || true)
-warn_re='WARNING: |INFO: task .* blocked for more than|UBSAN: '
-warn=$(grep -m1 -E "$warn_re" <<<"$kmsg" || true)
-nwarn=$(grep -c -E "$warn_re" <<<"$kmsg" || true)
+# Kernel reports (kreport.sh): a BUG (KASAN, bad page state, sleeping in
+# atomic, soft lockup) or an oops fails the run; a WARNING (WARN_ON,
+# lockdep, suspicious RCU), an RCU stall or a hung task is reported and
+# fails with --fail-on-warn.
+# shellcheck source=kernel/vm/kreport.sh
+. "$here/kreport.sh"
+kreport_scan "$log"
+panic=$kreport_panic warn=$kreport_warn nwarn=$kreport_nwarn
 boot=$(cat "$tmp/started" 2>/dev/null || echo)
 up_start=$(sed -n 's/^CONVBENCH-COMMAND-START uptime=\([0-9.]*\).*/\1/p' "$log" | head -n1)
 guest_cpus=$(sed -n 's/^CONVBENCH-COMMAND-START .*cpus=\([0-9]*\).*/\1/p' "$log" | head -n1)

@@ -5,8 +5,8 @@
  * conversion's data is verified by the guest; every host operation's
  * result by the thread that did it. See stress.h for the layout.
  *
- *   convstress [--duration=S] [--seed=N] [--vcpus=N] [--range-mb=N]
- *              [--no-loop] [-v]
+ *   convstress [--duration=S] [--seed=N] [--start-op=N[,N...]]
+ *              [--vcpus=N] [--range-mb=N] [--no-loop] [-v]
  *
  * Threads: one per vCPU (runs it, converts for it: record, then punch/
  * fallocate or MEMFD_IOC_CONVERT_RANGE, retrying while a pin makes the
@@ -18,6 +18,11 @@
  * Exit 0 when nothing went wrong, 1 on the first failure (data mismatch,
  * an access that should have been refused, a hung vCPU), 2 bad option.
  * The seed is printed first; the same seed replays each thread's choices.
+ * The main thread watches the vCPUs: one that stays in KVM_RUN for 30 s
+ * hangs, and before anything stops, diag.c reports where every vCPU and
+ * its thread are; a SHUTDOWN exit gets the same report. At the end each
+ * vCPU's position is printed ("# positions: --start-op=..."): a storm
+ * that the emulator stopped can continue from there in a fresh VM.
  * Kernel reports (WARNING, BUG, KASAN, lockdep) are the VM runner's job.
  */
 #include <fcntl.h>
@@ -34,12 +39,17 @@
 #include "inplace.h"
 #include "inplace_check.h"
 #include "stress_host.h"
+#include "verdict.h"
 
 #define PAGE		STRESS_PAGE
 #define GPA_D		0x40000000ULL
 #define GPA_I		0x60000000ULL
 #define HOST_REGION	(16ULL << 20)
-#define RUN_TIMEOUT_MS	30000	/* a vCPU that does not exit for this long hangs */
+/* the vCPU's own bound, should the main thread's watch not see a hang */
+#define RUN_BACKSTOP_MS	(opt.crawl_ms + 30000)
+#define DIAG_WINDOW_MS	2000	/* between the two looks of a report */
+#define DIAG_KICK_MS	5000	/* for every vCPU to leave KVM_RUN */
+#define SHUTDOWN_WAIT_MS 30000	/* a SHUTDOWN waits this long for its report */
 #define BUSY_RETRY_US	200
 #define BUSY_MAX_US	5000000	/* a pin that stays this long is a failure */
 #define LOOP_SIZE	(16ULL << 20)
@@ -48,37 +58,27 @@
 static struct {
 	double duration;
 	uint64_t seed;
+	uint64_t start_op[MAX_VCPUS];	/* --start-op, per vCPU */
+	unsigned int nstart;		/* how many were given */
 	unsigned int vcpus;
 	unsigned int range_mb;
+	unsigned int hang_ms;		/* no exit, no fault fixed: a hang */
+	unsigned int crawl_ms;		/* one KVM_RUN this long: a failure */
+	uint32_t inject;		/* --inject, on vCPU 0 */
+	uint64_t inject_op;
 	bool loop;
 	bool verbose;
-} opt = { 600, 0, 4, 8, true, false };
+} opt = { .duration = 600, .vcpus = 4, .range_mb = 8, .hang_ms = 30000,
+	  .crawl_ms = 120000, .loop = true };
+
+/* KVM_RUNs past the hang timeout whose faults KVM fixed: crawls */
+static unsigned int crawls;
+static uint64_t longest_run_us;
 
 static struct stress st;
+static uint64_t hseed;		/* the host threads' (host_seed()) */
 static struct kvm_vm *vm;
-
-struct vcpu_ctx {
-	unsigned int id;
-	struct kvm_vcpu *vcpu;
-	struct stress_guest *g;	/* host view of the guest's struct */
-	pthread_t thread;
-};
-static struct vcpu_ctx vcpus[MAX_VCPUS];
-
-void stress_fail(struct stress *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&s->msg_lock);
-	if (!atomic_load(&s->failed)) {
-		va_start(ap, fmt);
-		vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
-		va_end(ap);
-		atomic_store(&s->failed, true);
-	}
-	pthread_mutex_unlock(&s->msg_lock);
-	atomic_store(&s->stop, true);
-}
+static struct stress_vcpu vcpus[MAX_VCPUS];
 
 static uint64_t now_us(void)
 {
@@ -95,10 +95,26 @@ static void sleep_us(uint64_t us)
 	nanosleep(&ts, NULL);
 }
 
+void stress_fail(struct stress *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&s->msg_lock);
+	if (!atomic_load(&s->failed)) {
+		va_start(ap, fmt);
+		vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+		va_end(ap);
+		atomic_store(&s->fail_us, now_us());
+		atomic_store(&s->failed, true);
+	}
+	pthread_mutex_unlock(&s->msg_lock);
+	atomic_store(&s->stop, true);
+}
+
 /* ------------------------------------------------------------------ */
 /* the VMM's conversion, as convbench does it                          */
 
-static int convert(struct vcpu_ctx *v, uint64_t gpa, uint64_t npages,
+static int convert(struct stress_vcpu *v, uint64_t gpa, uint64_t npages,
 		   bool to_private)
 {
 	unsigned int s = v->g->req_slot, preserve = v->g->req_preserve;
@@ -156,7 +172,7 @@ static int convert(struct vcpu_ctx *v, uint64_t gpa, uint64_t npages,
 }
 
 /* what the host knows of the page a memory exit names */
-static void describe_memory_exit(struct vcpu_ctx *v,
+static void describe_memory_exit(struct stress_vcpu *v,
 				 const struct kvm_run_memory_exit *m,
 				 char *buf, size_t len)
 {
@@ -167,34 +183,81 @@ static void describe_memory_exit(struct vcpu_ctx *v,
 	uint64_t gp = (m->gpa - v->g->base[s]) / PAGE;
 	const uint8_t *gstate = addr_gpa2hva(vm, (uintptr_t)v->g->state[s]);
 
-	snprintf(buf, len, "gpa %#llx (slot %c page %llu) size %#llx flags %#x, after op %llu; the fd %s a page there, the host's record says %s, the guest's %s",
+	snprintf(buf, len, "gpa %#llx (slot %c page %llu) size %#llx flags %#x, after op %llu; the fd %s there, the host's record says %s, the guest's %s",
 		 (unsigned long long)m->gpa, s ? 'I' : 'D',
 		 (unsigned long long)p, (unsigned long long)m->size, m->flags,
 		 (unsigned long long)v->g->ops,
-		 data == (off_t)off ? "has" : "has no",
+		 data == (off_t)off ? "has a page" : "has no page",
 		 p < sl->guest_bytes / PAGE ?
 		 (sl->shadow[p] ? "shared" : "private") : "?",
 		 gp < v->g->npages ? (gstate[gp] ? "shared" : "private") : "?");
 }
 
+/*
+ * A SHUTDOWN: say why, then wait for the main thread's report (it looks
+ * at every vCPU while the others still run) and for the failure it
+ * records; should it not come, fail here.
+ */
+static void vcpu_shutdown(struct stress_vcpu *v)
+{
+	char tables[160] = "";
+	uint64_t waited = 0;
+
+	/*
+	 * KVM (SVM) resets the vCPU at a SHUTDOWN: its registers say
+	 * nothing. The guest's tables in memory and its own note of what
+	 * it was doing stay. --inject's fault is the guest's, not the
+	 * emulator's, and is said so.
+	 */
+	if (v->g->phase == STRESS_PHASE_INJECT)
+		snprintf(tables, sizeof(tables),
+			 "the guest's own triple fault (--inject)");
+	else
+		x86_check_tables(vm, tables, sizeof(tables));
+	snprintf(v->why, sizeof(v->why),
+		 "vCPU %u: KVM_RUN 0, exit SHUTDOWN: %s (op %llu, %s)",
+		 v->id, tables, (unsigned long long)v->g->ops + 1,
+		 stress_phase_str(v->g->phase));
+	atomic_store(&v->shutdown, true);
+	while (!atomic_load(&st.failed) && waited < SHUTDOWN_WAIT_MS) {
+		sleep_us(10000);
+		waited += 10;
+	}
+	stress_fail(&st, "%s", v->why);
+}
+
 static void *vcpu_main(void *arg)
 {
-	struct vcpu_ctx *v = arg;
-	uint64_t gpa, npages, attrs, verified = 0;
-	struct ucall uc;
+	struct stress_vcpu *v = arg;
+	uint64_t gpa = 0, npages = 0, attrs = 0;
+	struct ucall uc = { 0 };
+	char buf[512], name[16];
+	bool map;
 	int r;
 
+	atomic_store(&v->tid, gettid());
+	snprintf(name, sizeof(name), "vcpu%u", v->id);
+	pthread_setname_np(pthread_self(), name);
 	while (!atomic_load(&st.failed)) {
 		if (atomic_load(&st.stop))
 			v->g->stop = 1;
+		stress_entry_look(v);
+		atomic_store(&v->run_since_us, now_us());
+		atomic_store(&v->in_run, true);
 		r = __vcpu_run(v->vcpu);
-		if (r == -ETIMEDOUT) {
-			stress_fail(&st, "vCPU %u hung: no exit for %d s (op %llu)",
-				    v->id, RUN_TIMEOUT_MS / 1000,
-				    (unsigned long long)v->g->ops);
+		atomic_store(&v->in_run, false);
+		atomic_fetch_add(&v->runs, 1);
+		atomic_store(&v->last_exit, v->vcpu->run->exit_reason);
+		/* kicked out by the main thread's report */
+		if (r == -EINTR && atomic_load(&st.failed))
 			break;
-		}
-		if (!r && get_map_gpa_range(v->vcpu, &gpa, &npages, &attrs)) {
+		map = !r && get_map_gpa_range(v->vcpu, &gpa, &npages, &attrs);
+		uc.cmd = UCALL_NONE;
+		if (!r && !map)
+			get_ucall(v->vcpu, &uc);
+		switch (sv_classify_exit(r, v->vcpu->run->exit_reason, map,
+					 uc.cmd, uc.args[0])) {
+		case SV_EXIT_CONVERT:
 			r = convert(v, gpa, npages,
 				    attrs & KVM_MAP_GPA_RANGE_ENCRYPTED);
 			if (r) {
@@ -203,47 +266,51 @@ static void *vcpu_main(void *arg)
 					    (unsigned long long)gpa,
 					    (unsigned long long)npages,
 					    v->g->req_slot ? 'I' : 'D', strerror(-r));
-				break;
+				goto out;
 			}
 			v->vcpu->run->hypercall.ret = 0;
 			continue;
-		}
-		switch (r ? UCALL_NONE : get_ucall(v->vcpu, &uc)) {
-		case UCALL_DONE:
+		case SV_EXIT_DONE:
 			goto out;
-		case UCALL_SYNC:
-			if (uc.args[0] == STRESS_SYNC_BAD)
-				stress_fail(&st, "vCPU %u op %llu: gpa %#llx holds %#llx, want %#llx",
-					    v->id, (unsigned long long)uc.args[1],
-					    (unsigned long long)uc.args[2],
-					    (unsigned long long)uc.args[3],
-					    (unsigned long long)uc.args[4]);
-			else
-				stress_fail(&st, "vCPU %u op %llu: the conversion hypercall returned %lld",
-					    v->id, (unsigned long long)uc.args[1],
-					    (long long)uc.args[2]);
+		case SV_EXIT_HANG:
+			/* the main thread's watch missed it: no report */
+			stress_fail(&st, "vCPU %u hung: no exit for %u s (op %llu)",
+				    v->id, RUN_BACKSTOP_MS / 1000,
+				    (unsigned long long)v->g->ops);
 			goto out;
-		default: {
-			struct kvm_run_memory_exit *m = kvm_run_memory(v->vcpu->run);
-			char buf[512] = "";
-
-			if (v->vcpu->run->exit_reason == KVM_EXIT_SHUTDOWN)
-				x86_check_tables(vm, buf, sizeof(buf));
-			else if (!r)
-				ucall_describe(vm, &uc, buf, sizeof(buf));
-			else if (v->vcpu->run->exit_reason == KVM_EXIT_MEMORY_ERROR)
-				describe_memory_exit(v, m, buf, sizeof(buf));
-			stress_fail(&st, "vCPU %u: KVM_RUN %s, exit %s%s%s", v->id,
-				    r ? strerror(-r) : "0",
-				    exit_reason_str(v->vcpu->run->exit_reason),
-				    buf[0] ? ": " : "", buf);
+		case SV_EXIT_BAD_DATA:
+			stress_fail(&st, "vCPU %u op %llu: gpa %#llx holds %#llx, want %#llx",
+				    v->id, (unsigned long long)uc.args[1],
+				    (unsigned long long)uc.args[2],
+				    (unsigned long long)uc.args[3],
+				    (unsigned long long)uc.args[4]);
 			goto out;
+		case SV_EXIT_HC_FAILED:
+			stress_fail(&st, "vCPU %u op %llu: the conversion hypercall returned %lld",
+				    v->id, (unsigned long long)uc.args[1],
+				    (long long)uc.args[2]);
+			goto out;
+		case SV_EXIT_SHUTDOWN:
+			vcpu_shutdown(v);
+			goto out;
+		case SV_EXIT_UNEXPECTED:
+			break;
 		}
-		}
+		buf[0] = '\0';
+		if (!r && uc.cmd != UCALL_NONE)
+			ucall_describe(vm, &uc, buf, sizeof(buf));
+		else if (r && v->vcpu->run->exit_reason == KVM_EXIT_MEMORY_ERROR)
+			describe_memory_exit(v, kvm_run_memory(v->vcpu->run),
+					     buf, sizeof(buf));
+		stress_fail(&st, "vCPU %u: KVM_RUN %s, exit %s%s%s", v->id,
+			    r ? strerror(-r) : "0",
+			    exit_reason_str(v->vcpu->run->exit_reason),
+			    buf[0] ? ": " : "", buf);
+		break;
 	}
 out:
-	verified = v->g->verified;
-	stress_count(&st, C_GUEST_VERIFIED, verified);
+	stress_count(&st, C_GUEST_VERIFIED, v->g->verified);
+	atomic_store(&v->out, true);
 	return NULL;
 }
 
@@ -253,13 +320,14 @@ out:
 /* vmsplice and O_DIRECT pins of in-place pages, short and random */
 static void *pin_main(void *arg)
 {
-	uint64_t rng = st.seed ^ 0x70696e73ULL, p, off;
+	uint64_t rng = hseed ^ 0x70696e73ULL, p, off;
 	struct stress_slot *sl = &st.slot[STRESS_SLOT_I];
 	uint64_t npages = sl->guest_bytes / PAGE;
 	int pfd[2];
 	ssize_t n;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "pin");
 	while (!atomic_load(&st.stop)) {
 		struct iovec iov;
 
@@ -286,15 +354,17 @@ static void *pin_main(void *arg)
 /* reads and loads of the vCPUs' private pages must be refused */
 static void *forbid_main(void *arg)
 {
-	uint64_t rng = st.seed ^ 0x666f7262ULL, buf[PAGE / 8];
+	uint64_t rng = hseed ^ 0x666f7262ULL, buf[PAGE / 8];
 	unsigned int s;
 	uint64_t p;
 	ssize_t n;
-	int err;
+	int err, probe;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "forbid");
 	while (!atomic_load(&st.stop)) {
 		struct stress_slot *sl;
+		enum sv_forbid v;
 		bool shared;
 
 		s = stress_rand(&rng) & 1;
@@ -305,27 +375,24 @@ static void *forbid_main(void *arg)
 		shared = sl->inplace && sl->shadow[p];
 		n = pread(sl->fd, buf, PAGE, p * PAGE);
 		err = errno;
-		if (!shared && (n != -1 || err != EPERM)) {
-			pthread_rwlock_unlock(&sl->lock);
+		/* a load only of a private page: a shared one may be a hole */
+		probe = shared ? 0 : stress_probe_read(sl->fdmap + p * PAGE,
+						       0, 8, NULL);
+		v = sv_forbid_check(shared, n, err, probe, PAGE);
+		pthread_rwlock_unlock(&sl->lock);
+		if (v == SV_FORBID_PRIVATE_READ)
 			stress_fail(&st, "pread of private page %llu of slot %c: %zd (%s), want EPERM",
 				    (unsigned long long)p, s ? 'I' : 'D', n,
 				    n < 0 ? strerror(err) : "it read the page");
-			break;
-		}
-		if (!shared && !stress_probe_read(sl->fdmap + p * PAGE, 0, 8, NULL)) {
-			pthread_rwlock_unlock(&sl->lock);
+		else if (v == SV_FORBID_PRIVATE_LOAD)
 			stress_fail(&st, "a load of private page %llu of slot %c went through",
 				    (unsigned long long)p, s ? 'I' : 'D');
-			break;
-		}
-		if (shared && n != PAGE) {
-			pthread_rwlock_unlock(&sl->lock);
+		else if (v == SV_FORBID_SHARED_READ)
 			stress_fail(&st, "pread of shared page %llu of slot I: %zd (%s)",
 				    (unsigned long long)p, n,
 				    n < 0 ? strerror(err) : "short");
+		if (v != SV_FORBID_OK)
 			break;
-		}
-		pthread_rwlock_unlock(&sl->lock);
 		stress_count(&st, shared ? C_SHARED_READ : C_FORBID_READ, 1);
 		if (!shared)
 			stress_count(&st, C_FORBID_TOUCH, 1);
@@ -337,9 +404,10 @@ static void *forbid_main(void *arg)
 /* the host's mm moves and drops what it may */
 static void *mm_main(void *arg)
 {
-	uint64_t rng = st.seed ^ 0x6d6dULL, t;
+	uint64_t rng = hseed ^ 0x6d6dULL, t;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "mm");
 	while (!atomic_load(&st.stop)) {
 		t = now_us() + 500000 + stress_rand(&rng) % 2000000;
 		while (!atomic_load(&st.stop) && now_us() < t)
@@ -459,7 +527,7 @@ static int setup(void)
 	if (!r)
 		r = slot_setup(STRESS_SLOT_I, 2, GPA_I, size, opt.vcpus * range);
 	for (i = 0; !r && i < opt.vcpus; i++) {
-		struct vcpu_ctx *v = &vcpus[i];
+		struct stress_vcpu *v = &vcpus[i];
 		uint64_t g_gpa = __vm_alloc(vm, sizeof(*v->g), 64);
 		uint64_t scratch = __vm_alloc(vm, SZ_2M, PAGE);
 		uint64_t arrays[STRESS_SLOTS][2];
@@ -483,12 +551,19 @@ static int setup(void)
 			.want = { (void *)(uintptr_t)arrays[0][1],
 				  (void *)(uintptr_t)arrays[1][1] },
 			.seed = st.seed * 0x100000001b3ULL + i + 1,
+			.start_op = opt.start_op[opt.nstart > 1 ? i : 0],
+			.inject = i ? STRESS_INJECT_NONE : opt.inject,
+			.inject_op = i ? 0 : opt.inject_op,
 		};
+		v->g->ops = v->g->start_op;
 		r = __vm_vcpu_add(vm, i, stress_guest_main, &v->vcpu);
 		if (!r)
 			r = __vcpu_args_set(v->vcpu, 1, &g_gpa);
 		if (!r)
-			vcpu_set_timeout(v->vcpu, RUN_TIMEOUT_MS);
+			vcpu_set_timeout(v->vcpu, RUN_BACKSTOP_MS);
+		/* a kernel without binary stats: the reports say so */
+		v->have_stats = !r && !kvm_stats_open(&v->stats, v->vcpu->fd) &&
+				!kvm_stats_open(&v->run_stats, v->vcpu->fd);
 	}
 	st.loop_fd = opt.loop ? loop_open() : -1;
 	return r;
@@ -500,13 +575,22 @@ static int setup(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: convstress [--duration=S] [--seed=N] [--vcpus=N] [--range-mb=N]\n"
-"                  [--no-loop] [-v]\n"
+"usage: convstress [--duration=S] [--seed=N] [--start-op=N[,N...]]\n"
+"                  [--vcpus=N] [--range-mb=N] [--no-loop] [-v]\n"
 "Random private<->shared conversions (both modes, 4K..2M, PRESERVE and\n"
 "ZERO) on N vCPUs (default 4) while host threads punch, convert, pin,\n"
 "map, compact and try to read private memory. Every conversion is\n"
 "verified. --duration: seconds (default 600); --seed: default from the\n"
 "clock, printed first (the same seed replays every thread's choices);\n"
+"--start-op: the ops each vCPU did before (one number, or one per vCPU,\n"
+"as the end's '# positions:' line prints them): its guest continues the\n"
+"seed's sequence from there, in a fresh VM;\n"
+"--hang-timeout: seconds without an exit or a page fault fixed that make\n"
+"a hang (default 30); --crawl-timeout: seconds of one KVM_RUN whose\n"
+"faults KVM fixes, too slowly, that fail the storm (default 120; each\n"
+"past --hang-timeout is noted, '# crawl:');\n"
+"--inject=spin@OP|triple@OP: vCPU 0's guest loops without an exit, or\n"
+"faults without an IDT, at op OP (the hang and SHUTDOWN reports' test);\n"
 "--range-mb: each vCPU's range per slot (default 8); --no-loop: no\n"
 "O_DIRECT pins through a loop device. Exit 0 ok, 1 a failure, 2 bad\n"
 "option, 4 the kernel lacks the in-place variant.\n");
@@ -529,11 +613,65 @@ static int parse_u64(const char *name, const char *s, uint64_t min,
 	return 0;
 }
 
+/* --inject=spin@OP or triple@OP */
+static int parse_inject(const char *arg)
+{
+	const char *at = strchr(arg, '@');
+	size_t kind = at ? (size_t)(at - arg) : 0;
+
+	if (kind == 4 && !strncmp(arg, "spin", 4)) {
+		opt.inject = STRESS_INJECT_SPIN;
+	} else if (kind == 6 && !strncmp(arg, "triple", 6)) {
+		opt.inject = STRESS_INJECT_TRIPLE;
+	} else {
+		fprintf(stderr, "convstress: --inject expects spin@OP or triple@OP, got '%s'\n",
+			arg);
+		return -1;
+	}
+	return parse_u64("--inject's OP", at + 1, 1, 1ULL << 48,
+			 &opt.inject_op);
+}
+
+/* --start-op=N or N,N,...: one position per vCPU */
+static int parse_start_ops(const char *arg)
+{
+	char buf[512], *tok, *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		fprintf(stderr, "convstress: --start-op is too long\n");
+		return -1;
+	}
+	strcpy(buf, arg);
+	opt.nstart = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (opt.nstart == MAX_VCPUS) {
+			fprintf(stderr, "convstress: --start-op takes at most %d positions\n",
+				MAX_VCPUS);
+			return -1;
+		}
+		if (parse_u64("--start-op", tok, 0, 1ULL << 48,
+			      &opt.start_op[opt.nstart]))
+			return -1;
+		opt.nstart++;
+	}
+	if (!opt.nstart || arg[strlen(arg) - 1] == ',') {
+		fprintf(stderr, "convstress: --start-op expects N or N,N,..., got '%s'\n",
+			arg);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "start-op", required_argument, NULL, 'o' },
+		{ "hang-timeout", required_argument, NULL, 'H' },
+		{ "crawl-timeout", required_argument, NULL, 'C' },
+		{ "inject", required_argument, NULL, 'I' },
 		{ "vcpus", required_argument, NULL, 'c' },
 		{ "range-mb", required_argument, NULL, 'r' },
 		{ "no-loop", no_argument, NULL, 'L' },
@@ -556,6 +694,24 @@ static int parse_options(int argc, char **argv)
 			if (parse_u64("--seed", optarg, 0, UINT64_MAX, &v))
 				return 2;
 			opt.seed = v;
+			break;
+		case 'o':
+			if (parse_start_ops(optarg))
+				return 2;
+			break;
+		case 'H':
+			if (parse_u64("--hang-timeout", optarg, 1, 600, &v))
+				return 2;
+			opt.hang_ms = v * 1000;
+			break;
+		case 'C':
+			if (parse_u64("--crawl-timeout", optarg, 1, 3600, &v))
+				return 2;
+			opt.crawl_ms = v * 1000;
+			break;
+		case 'I':
+			if (parse_inject(optarg))
+				return 2;
 			break;
 		case 'c':
 			if (parse_u64("--vcpus", optarg, 1, MAX_VCPUS, &v))
@@ -586,6 +742,16 @@ static int parse_options(int argc, char **argv)
 		fprintf(stderr, "convstress: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (opt.crawl_ms < opt.hang_ms) {
+		fprintf(stderr, "convstress: --crawl-timeout (%u s) is shorter than --hang-timeout (%u s)\n",
+			opt.crawl_ms / 1000, opt.hang_ms / 1000);
+		return 2;
+	}
+	if (opt.nstart > 1 && opt.nstart != opt.vcpus) {
+		fprintf(stderr, "convstress: --start-op gives %u positions for %u vCPUs (one, or one per vCPU)\n",
+			opt.nstart, opt.vcpus);
+		return 2;
+	}
 	return 0;
 }
 
@@ -594,9 +760,25 @@ static uint64_t cnt(enum stress_count c)
 	return atomic_load(&st.count[c]);
 }
 
+/* KVM's page faults, and the share it retried, in words */
+static void fault_share(char *buf, size_t len)
+{
+	uint64_t taken, retried;
+
+	if (stress_fault_counts(vcpus, opt.vcpus, &taken, &retried))
+		snprintf(buf, len, "%llu KVM page faults, %.0f%% retried",
+			 (unsigned long long)taken,
+			 taken ? 100.0 * retried / taken : 0.0);
+	else
+		snprintf(buf, len, "no KVM statistics");
+}
+
 static void progress(double t)
 {
-	fprintf(stderr, "convstress: %.0f s: %llu conversions (%llu pages), %llu busy retries, %llu host-region ops, %llu refused accesses, %llu compactions\n",
+	char faults[96];
+
+	fault_share(faults, sizeof(faults));
+	fprintf(stderr, "convstress: %.0f s: %llu conversions (%llu pages), %llu busy retries, %llu host-region ops, %llu refused accesses, %llu compactions, %s\n",
 		t, (unsigned long long)(cnt(C_CONV_D_SHARED) + cnt(C_CONV_D_PRIVATE) +
 					cnt(C_CONV_I_SHARED) + cnt(C_CONV_I_PRIVATE)),
 		(unsigned long long)cnt(C_CONV_PAGES),
@@ -605,11 +787,12 @@ static void progress(double t)
 				     cnt(C_HR_FALLOCATE) + cnt(C_HR_WRITE) +
 				     cnt(C_HR_MMAP) + cnt(C_HR_PIN)),
 		(unsigned long long)(cnt(C_FORBID_READ) + cnt(C_FORBID_TOUCH)),
-		(unsigned long long)cnt(C_COMPACT));
+		(unsigned long long)cnt(C_COMPACT), faults);
 }
 
 static void report(double wall)
 {
+	char faults[96];
 	static const struct { enum stress_count c; const char *what; } rows[] = {
 		{ C_CONV_D_SHARED, "guest: destructive to-shared" },
 		{ C_CONV_D_PRIVATE, "guest: destructive to-private" },
@@ -646,9 +829,116 @@ static void report(double wall)
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		printf("# %-44s %12llu\n", rows[i].what,
 		       (unsigned long long)cnt(rows[i].c));
+	fault_share(faults, sizeof(faults));
+	printf("# %s\n", faults);
 	printf("# wall %.1f s, seed %llu%s\n", wall,
 	       (unsigned long long)st.seed,
 	       st.loop_fd < 0 ? ", no loop device: no O_DIRECT pins" : "");
+}
+
+/*
+ * The main thread's watch over the vCPUs until the deadline (0: until
+ * every vCPU thread has left its loop), or a failure: a vCPU in KVM_RUN
+ * for --hang-timeout hangs, and it and a SHUTDOWN get the report of
+ * where every vCPU and its thread are, taken before anything stops.
+ */
+static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
+{
+	static bool regs_done;
+	char why[600];
+	unsigned int i, out;
+	int culprit;
+
+	for (;;) {
+		uint64_t now = now_us();
+
+		if (*next_progress && now >= *next_progress) {
+			progress((now - t0) / 1e6);
+			*next_progress += 10000000;
+		}
+		culprit = -1;
+		for (i = out = 0; i < opt.vcpus; i++) {
+			struct stress_vcpu *v = &vcpus[i];
+			uint64_t since = atomic_load(&v->run_since_us);
+			bool in_run = atomic_load(&v->in_run), stats;
+			uint64_t fixed = 0;
+			enum sv_watch_verdict w;
+
+			out += atomic_load(&v->out);
+			stats = in_run && stress_progress_count(v, &fixed);
+			w = sv_watch(&v->watch, in_run, since, stats, fixed,
+				     now, opt.hang_ms * 1000ULL,
+				     opt.crawl_ms * 1000ULL);
+			if (culprit < 0 && atomic_load(&v->shutdown)) {
+				culprit = i;
+				snprintf(why, sizeof(why), "%s", v->why);
+			} else if (culprit < 0 && w == SV_WATCH_HANG) {
+				culprit = i;
+				snprintf(why, sizeof(why),
+					 "vCPU %u hung: no exit%s for %u s (op %llu)",
+					 i, stats ? " and no page fault fixed" : "",
+					 opt.hang_ms / 1000,
+					 (unsigned long long)v->g->ops);
+			} else if (culprit < 0 && w == SV_WATCH_CRAWL_LIMIT) {
+				culprit = i;
+				snprintf(why, sizeof(why),
+					 "vCPU %u crawled: no exit for %u s, KVM fixing its page faults too slowly (op %llu)",
+					 i, opt.crawl_ms / 1000,
+					 (unsigned long long)v->g->ops);
+			} else if (w == SV_WATCH_CRAWL) {
+				crawls++;
+				stress_diag_crawl(v);
+			}
+			if (in_run && v->watch.crawl_noted && now - since > longest_run_us)
+				longest_run_us = now - since;
+		}
+		if (culprit >= 0 && !atomic_load(&st.failed)) {
+			stress_diag_live(&st, vcpus, opt.vcpus, culprit, why,
+					 DIAG_WINDOW_MS);
+			stress_fail(&st, "%s", why);
+		}
+		if (atomic_load(&st.failed)) {
+			/* after any failure: every vCPU out, where it was */
+			if (!regs_done)
+				stress_diag_regs(&st, vcpus, opt.vcpus,
+						 DIAG_KICK_MS);
+			regs_done = true;
+			return;
+		}
+		if ((deadline && now >= deadline) ||
+		    (!deadline && out == opt.vcpus))
+			return;
+		sleep_us(100000);
+	}
+}
+
+/* each vCPU's last op: where a continuation starts */
+static void print_positions(void)
+{
+	unsigned int i;
+
+	printf("# positions: --start-op=");
+	for (i = 0; i < opt.vcpus; i++)
+		printf("%s%llu", i ? "," : "",
+		       (unsigned long long)vcpus[i].g->ops);
+	printf("\n");
+}
+
+/*
+ * The host threads' seed: --seed's, mixed with the positions of a
+ * continuation, so that a continued storm does not repeat the host's
+ * first choices (and replays with the same options)
+ */
+static uint64_t host_seed(void)
+{
+	uint64_t h = st.seed;
+	unsigned int i;
+
+	for (i = 0; i < opt.nstart; i++) {
+		h ^= opt.start_op[i];
+		h = stress_rand(&h);
+	}
+	return h;
 }
 
 int main(int argc, char **argv)
@@ -657,6 +947,8 @@ int main(int argc, char **argv)
 	pthread_t hr_t[STRESS_SLOTS], pin_t, forbid_t, mm_t;
 	uint64_t t0, next;
 	unsigned int i;
+	char starts[256] = "";
+	double storm;
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -664,18 +956,31 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	st.seed = opt.seed;
+	hseed = host_seed();
 	pthread_mutex_init(&st.msg_lock, NULL);
-	printf("# convstress: seed %llu, %.0f s, %u vCPUs, %u MiB per vCPU and slot\n",
-	       (unsigned long long)st.seed, opt.duration, opt.vcpus, opt.range_mb);
-	printf("# replay: convstress --seed=%llu --duration=%.0f --vcpus=%u --range-mb=%u%s\n",
+	for (i = 0; i < opt.nstart; i++)
+		snprintf(starts + strlen(starts), sizeof(starts) - strlen(starts),
+			 "%s%llu", i ? "," : " --start-op=",
+			 (unsigned long long)opt.start_op[i]);
+	if (opt.hang_ms != 30000)
+		snprintf(starts + strlen(starts), sizeof(starts) - strlen(starts),
+			 " --hang-timeout=%u", opt.hang_ms / 1000);
+	if (opt.crawl_ms != 120000)
+		snprintf(starts + strlen(starts), sizeof(starts) - strlen(starts),
+			 " --crawl-timeout=%u", opt.crawl_ms / 1000);
+	printf("# convstress: seed %llu, %.0f s, %u vCPUs, %u MiB per vCPU and slot%s\n",
 	       (unsigned long long)st.seed, opt.duration, opt.vcpus,
-	       opt.range_mb, opt.loop ? "" : " --no-loop");
+	       opt.range_mb, opt.nstart ? ", continuing" : "");
+	printf("# replay: convstress --seed=%llu --duration=%.0f --vcpus=%u --range-mb=%u%s%s\n",
+	       (unsigned long long)st.seed, opt.duration, opt.vcpus,
+	       opt.range_mb, opt.loop ? "" : " --no-loop", starts);
 	if (!inplace_supported()) {
 		printf("ok 1 - convstress # SKIP KVM_CAP_PRIVATE_MEM_INPLACE is absent: the kernel lacks the series or the in-place variant\n");
 		printf("0 passed, 0 failed, 1 skipped\n");
 		return 4;
 	}
 	stress_catch_sigbus();
+	stress_kick_init();
 	r = setup();
 	if (r) {
 		printf("not ok 1 - setup: %s\n", strerror(-r));
@@ -687,7 +992,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < opt.vcpus; i++)
 		pthread_create(&vcpus[i].thread, NULL, vcpu_main, &vcpus[i]);
 	for (i = 0; i < STRESS_SLOTS; i++) {
-		hr[i] = (struct hr_arg) { &st, i, st.seed ^ (0x6872ULL << 16) ^ i };
+		hr[i] = (struct hr_arg) { &st, i, hseed ^ (0x6872ULL << 16) ^ i };
 		pthread_create(&hr_t[i], NULL, stress_host_region, &hr[i]);
 	}
 	pthread_create(&pin_t, NULL, pin_main, NULL);
@@ -695,16 +1000,13 @@ int main(int argc, char **argv)
 	pthread_create(&mm_t, NULL, mm_main, NULL);
 
 	next = t0 + 10000000;
-	while (!atomic_load(&st.stop) && now_us() - t0 < opt.duration * 1e6) {
-		sleep_us(100000);
-		if (now_us() >= next) {
-			progress((now_us() - t0) / 1e6);
-			next += 10000000;
-		}
-	}
+	watch(t0, t0 + opt.duration * 1e6, &next);
 	atomic_store(&st.stop, true);
 	for (i = 0; i < opt.vcpus; i++)
 		vcpus[i].g->stop = 1;
+	/* the vCPUs finish their op: a hang there is one too */
+	next = 0;
+	watch(t0, 0, &next);
 	for (i = 0; i < opt.vcpus; i++)
 		pthread_join(vcpus[i].thread, NULL);
 	for (i = 0; i < STRESS_SLOTS; i++)
@@ -714,9 +1016,17 @@ int main(int argc, char **argv)
 	pthread_join(mm_t, NULL);
 
 	report((now_us() - t0) / 1e6);
+	/* the storm's own time: to the deadline, or to its failure */
+	storm = ((atomic_load(&st.fail_us) ?: now_us()) - t0) / 1e6;
+	printf("# storm: %.1f s\n", storm < opt.duration ? storm : opt.duration);
+	printf("# crawls: %u (KVM_RUNs past %u s without an exit while KVM fixed their faults; the longest %.1f s, none may reach %u s)\n",
+	       crawls, opt.hang_ms / 1000, longest_run_us / 1e6,
+	       opt.crawl_ms / 1000);
+	print_positions();
 	if (atomic_load(&st.failed)) {
 		printf("not ok 1 - convstress: %s\n", st.msg);
-		printf("# replay: convstress --seed=%llu\n", (unsigned long long)st.seed);
+		printf("# replay: convstress --seed=%llu%s\n",
+		       (unsigned long long)st.seed, starts);
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}

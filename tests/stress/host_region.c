@@ -22,6 +22,7 @@
 
 #include "inplace.h"
 #include "stress_host.h"
+#include "verdict.h"
 
 #define PAGE		STRESS_PAGE
 #define MAX_PINS	8
@@ -133,14 +134,17 @@ static bool check_page(struct hr *h, uint64_t p)
 	uint64_t bad = 0, buf[PAGE / 8], i;
 	off_t off = (h->first + p) * PAGE;
 	ssize_t n;
+	int err;
 
 	if (!h->shared[p]) {
 		n = pread(h->sl->fd, buf, PAGE, off);
-		if (n != -1 || errno != EPERM)
+		err = errno;
+		if (!sv_private_io_refused(n, err))
 			return fail(h, "pread of private page %llu: %zd (%s), want EPERM",
 				    (unsigned long long)p, n,
-				    n < 0 ? strerror(errno) : "read");
-		if (!stress_probe_read(page_addr(h, p), 0, 8, NULL))
+				    n < 0 ? strerror(err) : "read");
+		if (!sv_private_touch_refused(stress_probe_read(page_addr(h, p),
+								0, 8, NULL)))
 			return fail(h, "a load of private page %llu went through",
 				    (unsigned long long)p);
 		stress_count(h->st, C_FORBID_READ, 1);
@@ -148,19 +152,22 @@ static bool check_page(struct hr *h, uint64_t p)
 		return true;
 	}
 	if (hr_rand(h) & 1) {
-		if (stress_probe_read(page_addr(h, p), h->want[p], PAGE, &bad))
+		n = stress_probe_read(page_addr(h, p), h->want[p], PAGE, &bad) ?
+		    -1 : (ssize_t)PAGE;
+		if (n < 0)
 			return fail(h, "shared page %llu raised SIGBUS",
 				    (unsigned long long)p);
 	} else {
 		n = pread(h->sl->fd, buf, PAGE, off);
+		err = errno;
 		if (n != PAGE)
 			return fail(h, "pread of shared page %llu: %zd (%s)",
 				    (unsigned long long)p, n,
-				    n < 0 ? strerror(errno) : "short");
+				    n < 0 ? strerror(err) : "short");
 		for (i = 0; i < PAGE / 8; i++)
 			bad += buf[i] != h->want[p];
 	}
-	if (bad)
+	if (!sv_shared_read_ok(n, PAGE, bad))
 		return fail(h, "shared page %llu: %llu words are not %#llx",
 			    (unsigned long long)p, (unsigned long long)bad,
 			    (unsigned long long)h->want[p]);
@@ -215,8 +222,8 @@ static bool op_convert(struct hr *h, uint64_t first, uint64_t n)
 			    (unsigned long long)first, (unsigned long long)n,
 			    flags, strerror(-ret));
 	for (p = first; p < first + n; p++) {
-		if (zero && h->shared[p] != to_shared)
-			h->want[p] = 0;
+		h->want[p] = stress_want_after(h->want[p], h->shared[p],
+					       to_shared, !zero);
 		h->shared[p] = to_shared;
 	}
 	stress_count(h->st, C_HR_CONVERT, 1);
@@ -257,10 +264,11 @@ static bool op_write(struct hr *h, uint64_t p)
 		for (i = 0; i < PAGE / 8; i++)
 			buf[i] = val;
 		n = pwrite(h->sl->fd, buf, PAGE, (h->first + p) * PAGE);
-		if (n != -1 || errno != EPERM)
+		if (!sv_private_io_refused(n, errno))
 			return fail(h, "pwrite of private page %llu: %zd, want EPERM",
 				    (unsigned long long)p, n);
-		if (!stress_probe_write(page_addr(h, p), val, 8))
+		if (!sv_private_touch_refused(stress_probe_write(page_addr(h, p),
+								 val, 8)))
 			return fail(h, "a store to private page %llu went through",
 				    (unsigned long long)p);
 		stress_count(h->st, C_FORBID_TOUCH, 1);
@@ -310,13 +318,13 @@ static bool op_odirect(struct hr *h, uint64_t p)
 	off = (hr_rand(h) % (h->st->loop_size / PAGE)) * PAGE;
 	/* the device reads the page: GUP pins it during the I/O */
 	n = pwrite(h->st->loop_fd, page_addr(h, p), PAGE, off);
-	if (h->shared[p] && n != PAGE)
+	if (!sv_odirect_ok(h->shared[p], n, PAGE) && h->shared[p])
 		return fail(h, "O_DIRECT write from shared page %llu: %zd (%s)",
 			    (unsigned long long)p, n,
 			    n < 0 ? strerror(errno) : "short");
-	if (!h->shared[p] && n >= 0)
-		return fail(h, "O_DIRECT write from private page %llu went through",
-			    (unsigned long long)p);
+	if (!sv_odirect_ok(h->shared[p], n, PAGE))
+		return fail(h, "O_DIRECT write from private page %llu: %zd bytes went through",
+			    (unsigned long long)p, n);
 	stress_count(h->st, h->shared[p] ? C_HR_ODIRECT : C_FORBID_READ, 1);
 	return true;
 }
@@ -325,7 +333,7 @@ static bool op_mmap(struct hr *h, uint64_t first, uint64_t n)
 {
 	uint8_t *m = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
 			  h->sl->fd, (h->first + first) * PAGE);
-	uint64_t p, bad;
+	uint64_t p, bad = 0;
 	bool ok = true;
 
 	if (m == MAP_FAILED)
@@ -336,11 +344,12 @@ static bool op_mmap(struct hr *h, uint64_t first, uint64_t n)
 		int r = stress_probe_read(m + (p - first) * PAGE, h->want[p],
 					  PAGE, &bad);
 
-		if (h->shared[p] && (r || bad))
+		if (h->shared[p] && !sv_shared_read_ok(r ? -1 : (ssize_t)PAGE,
+						       PAGE, bad))
 			ok = fail(h, "fresh mapping of shared page %llu: %s",
 				  (unsigned long long)p,
 				  r ? "SIGBUS" : "wrong content");
-		else if (!h->shared[p] && !r)
+		else if (!h->shared[p] && !sv_private_touch_refused(r))
 			ok = fail(h, "fresh mapping of private page %llu: a load went through",
 				  (unsigned long long)p);
 	}
@@ -359,6 +368,7 @@ void *stress_host_region(void *arg)
 	unsigned int i;
 	bool ok = true;
 
+	pthread_setname_np(pthread_self(), a->slot == STRESS_SLOT_D ? "hr-D" : "hr-I");
 	h.first = h.sl->guest_bytes / PAGE;
 	h.npages = (h.sl->size - h.sl->guest_bytes) / PAGE;
 	h.shared = calloc(h.npages, 1);

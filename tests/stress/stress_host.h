@@ -4,11 +4,14 @@
 #define CONVBENCH_STRESS_HOST_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kvm_stats.h"
 #include "stress.h"
+#include "verdict.h"
 
 /* what the run did, per operation; printed at the end */
 enum stress_count {
@@ -39,6 +42,36 @@ struct stress_slot {
 	bool inplace;
 };
 
+/* a vCPU of the storm and the thread that runs it */
+struct stress_vcpu {
+	unsigned int id;
+	struct kvm_vcpu *vcpu;
+	struct stress_guest *g;	/* host view of the guest's struct */
+	pthread_t thread;
+	atomic_int tid;		/* the thread's id (/proc/self/task), 0 before */
+	struct kvm_stats stats;	/* KVM's statistics of this vCPU (main thread) */
+	bool have_stats;
+	/*
+	 * the same, read by the vCPU's thread as it enters KVM_RUN, with
+	 * its CPU time (microseconds: guest_time is user + guest, as a
+	 * thread in KVM_RUN runs no user code): a hang's report counts
+	 * from there
+	 */
+	struct kvm_stats run_stats;
+	struct sv_progress entry;
+	atomic_uint entry_seq;	/* odd while entry is written */
+	/* the thread, as it goes */
+	atomic_bool in_run;	/* inside KVM_RUN */
+	atomic_ullong run_since_us; /* when this KVM_RUN began */
+	atomic_ullong runs;	/* KVM_RUN calls returned */
+	atomic_uint last_exit;	/* exit reason of the last one */
+	atomic_bool out;	/* left its loop */
+	struct sv_watch watch;	/* the main thread's watch (verdict.h) */
+	/* a SHUTDOWN: the thread waits for the report before it leaves */
+	atomic_bool shutdown;
+	char why[512];		/* its failure, written before shutdown */
+};
+
 struct stress {
 	struct stress_slot slot[STRESS_SLOTS];
 	int loop_fd;		/* O_DIRECT fd of a loop device, or -1 */
@@ -49,11 +82,46 @@ struct stress {
 	pthread_mutex_t msg_lock;
 	char msg[1024];		/* the first failure */
 	atomic_ullong count[C_NR];
+	atomic_ullong fail_us;	/* CLOCK_MONOTONIC_RAW of the first failure */
 };
 
 /* record the first failure and stop every thread */
 void stress_fail(struct stress *st, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Where every vCPU and its thread are (diag.c), printed as "# diag: "
+ * lines: while they run, two looks window_ms apart at each thread (its
+ * L1 kernel stack, its CPU time in the kernel and in the guest) and at
+ * KVM's counters of each vCPU, a trace of KVM's page faults in between,
+ * sysrq-l and -w into the kernel log; culprit (-1: none) is the vCPU
+ * the report is about.
+ */
+void stress_diag_live(struct stress *st, struct stress_vcpu *v,
+		      unsigned int n, int culprit, const char *why,
+		      unsigned int window_ms);
+/*
+ * After the failure is recorded: kick each vCPU still in KVM_RUN out
+ * with a signal (EINTR), wait up to wait_ms, print each one's guest
+ * registers (rip, rsp, cr2...) and what the guest was doing.
+ */
+void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
+		      unsigned int n, unsigned int wait_ms);
+/*
+ * KVM's page faults of all vCPUs so far (main thread): taken, and those
+ * neither fixed, emulated nor spurious (retried); false without stats
+ */
+bool stress_fault_counts(struct stress_vcpu *v, unsigned int n,
+			 uint64_t *taken, uint64_t *retried);
+/* KVM's faults fixed and emulated of a vCPU, now: false without stats */
+bool stress_progress_count(struct stress_vcpu *v, uint64_t *count);
+/* a vCPU in KVM_RUN past the hang timeout that KVM gets on: one line */
+void stress_diag_crawl(struct stress_vcpu *v);
+/* the vCPU's thread, before KVM_RUN: KVM's counters and its CPU time */
+void stress_entry_look(struct stress_vcpu *v);
+/* a signal with a handler and no SA_RESTART: it ends a KVM_RUN (EINTR) */
+#define STRESS_KICK_SIGNAL	SIGUSR1
+void stress_kick_init(void);
 
 static inline void stress_count(struct stress *st, enum stress_count c,
 				uint64_t n)

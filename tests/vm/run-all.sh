@@ -7,9 +7,11 @@
 #   "not ok N - ..."        failed
 #   "ok N - ... # SKIP ..." skipped
 # A test whose exit code disagrees with its lines adds one: exit 1 with
-# no "not ok" line, a crash or a timeout count as 1 failed, exit 4
-# without a SKIP line as 1 skipped. Per-test counts are printed as
-# "# ..." lines; the last line is "N passed, N failed, N skipped".
+# no "not ok" line, exit 0 with no result line at all, a crash or a
+# timeout count as 1 failed, exit 4 without a SKIP line as 1 skipped
+# (tests/unit/test_run_all.sh checks this accounting). Per-test counts
+# are printed as "# ..." lines; the last line is "N passed, N failed,
+# N skipped".
 # Exit 0 only when nothing failed.
 #
 # busybox sh. TEST_TIMEOUT (seconds, default 300) bounds each test;
@@ -18,7 +20,7 @@
 # the series" from a skip into a failure: set it in the project's VM.
 
 cd "$(dirname "$0")" || exit 1
-TESTS=${TESTS:-"test_memfd_inaccessible test_private_memslot test_private_setup test_private_teardown test_private_fault test_private_emulate test_private_reclaim test_private_smm test_inplace test_inplace_2m test_inplace_race test_private_isolation test_private_mm test_private_2m test_probe_points.sh test_convbench.sh test_convbench_errors.sh test_convbench_gmem.sh"}
+TESTS=${TESTS:-"test_memfd_inaccessible test_private_memslot test_private_setup test_private_teardown test_private_fault test_private_emulate test_private_reclaim test_private_smm test_inplace test_inplace_2m test_inplace_race test_private_isolation test_private_mm test_private_2m test_probe_points.sh test_convbench.sh test_convbench_errors.sh test_convbench_gmem.sh test_inplace_check test_stress_diag.sh"}
 TIMEOUT=${TEST_TIMEOUT:-300}
 tmp=$(mktemp -d 2>/dev/null) || { tmp=/tmp/convbench-tests.$$; mkdir -p "$tmp"; }
 passed=0 failed=0 skipped=0
@@ -43,7 +45,7 @@ for t in $TESTS; do
 	s=$(grep -E '^ok [0-9]+' "$tmp/out" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok [0-9]+' "$tmp/out")
 	case $rc in
-	0) ;;
+	0) [ $((p + f + s)) -eq 0 ] && { echo "not ok - $t exited 0 without a result line"; f=1; } ;;
 	1) [ "$f" -eq 0 ] && { echo "not ok - $t exited 1 without a failing line"; f=1; } ;;
 	4) [ "$s" -eq 0 ] && { echo "ok - $t # SKIP exited 4 without a SKIP line"; s=1; } ;;
 	*) echo "not ok - $t exited $rc (crash or timeout)"; f=$((f + 1)) ;;

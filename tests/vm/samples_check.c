@@ -7,8 +7,9 @@
  *
  * Prints "samples_check: FILE: N rows, all invariants hold" per file, or
  * the first few rows that break one (file:line, the cell, why). Exit 0
- * all hold, 1 a row breaks one, 2 a file cannot be read or has no
- * convbench header.
+ * all hold, 1 a row breaks one or the file has no rows (a run that
+ * recorded nothing holds nothing), 2 a file cannot be read or has no
+ * convbench header. tests/unit/test_samples_check.sh feeds it bad rows.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -150,7 +151,11 @@ static int check_file(const char *path)
 			       n > col[C_ITER] ? f[col[C_ITER]] : "?", w);
 	}
 	fclose(in);
-	if (bad) {
+	if (!rows) {
+		printf("samples_check: %s: no rows: nothing recorded to check\n",
+		       path);
+		status = 1;
+	} else if (bad) {
 		printf("samples_check: %s: %lu of %lu rows break a timing "
 		       "invariant\n", path, bad, rows);
 		status = 1;
