@@ -11,7 +11,8 @@
  *
  * SAMPLES: per interval a line "interval TAG START LENGTH LOWEST HIGHEST
  * SIGFIGS N", then N lines of one value each. Prints "ok - ..." and
- * "not ok - ..." lines (test_hdrlog turns them into TAP); exit 0 when
+ * "not ok - ..." lines (test_hdrlog turns them into TAP), and last
+ * "end: N failed" (a reader that threw never gets there); exit 0 when
  * all passed, 1 otherwise.
  */
 "use strict";
@@ -57,15 +58,34 @@ const reader = new hdr.HistogramLogReader(text, 64);
 check(lines.length === want.length, "one interval line per interval",
       `${lines.length} lines, ${want.length} intervals`);
 check(Number.isFinite(baseSec) && baseSec > 0, "BaseTime header", `${baseSec}`);
+// the header Java's HistogramLogWriter writes, and its line syntax
+// (standard base64: Java's decoder takes no other alphabet)
+const LEGEND = '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"';
+const head = text.split("\n").filter((l) => !l.startsWith("Tag="));
+check(head.includes("#[Histogram log format version 1.3]") && head.includes(LEGEND) &&
+      head.some((l) => /^#\[StartTime: \d+\.\d{3} \(seconds since epoch\), \w{3} \w{3} \d\d [\d:]{8} UTC \d{4}\]$/.test(l)) &&
+      head.some((l) => /^#\[BaseTime: \d+\.\d{3} \(seconds since epoch\)\]$/.test(l)),
+      "header lines: format version, StartTime, BaseTime, legend");
+const LINE = /^Tag=[^, \t]+,\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const badLine = lines.find((l) => !LINE.test(l));
+check(!badLine, "interval lines: Tag=, 3 decimals, standard base64",
+      badLine ? badLine.slice(0, 60) : `${lines.length} lines`);
 
 // p as a fraction num/1000: the nearest rank ceil(n * p), at least 1
 const PCTS = [[50, 500n], [90, 900n], [99, 990n], [99.9, 999n]];
 
 for (const [i, w] of want.entries()) {
-	const h = reader.nextIntervalHistogram();
 	const n = w.values.length;
 	const tag = w.tag;
+	let h;
 
+	try {
+		h = reader.nextIntervalHistogram();
+	} catch (e) {
+		// the reader's place in the log is lost: no use going on
+		check(false, `${tag}: decoded`, `${e}`.split("\n")[0]);
+		break;
+	}
 	if (!h) {
 		check(false, `${tag}: decoded`, "the reader found no interval");
 		continue;
@@ -126,5 +146,7 @@ for (const [i, w] of want.entries()) {
 		      `${got}, sample ${x} (rank ${k} of ${n}), range [${lo(x)}, ${hi(x)}]`);
 	}
 }
-check(reader.nextIntervalHistogram() === null, "no interval beyond the samples'");
+if (!failed)
+	check(reader.nextIntervalHistogram() === null, "no interval beyond the samples'");
+console.log(`end: ${failed} failed`);
 process.exit(failed ? 1 : 0);

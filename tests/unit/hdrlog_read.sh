@@ -10,7 +10,8 @@
 #   tests/unit/hdrlog_read.sh LOG SAMPLES
 #
 # Exit 4 with a "SKIP: reason" line when Node.js or the package cannot be
-# had; otherwise the reader's exit code (0 all ok, 1 a check failed).
+# had; otherwise the reader's exit code (0 all ok, 1 a check failed,
+# 124 timed out after 2 minutes).
 
 PKGS="hdr-histogram-js@3.0.1 pako@1.0.11 base64-js@1.5.1 @assemblyscript/loader@0.19.23"
 here=$(dirname "$0")
@@ -39,7 +40,7 @@ if [ ! -f "$mods/hdr-histogram-js/package.json" ]; then
 	mkdir -p "$cache" || skip "cannot create the npm cache folder $cache"
 	tmp=$(mktemp -d "$dir.XXXXXX") || skip "cannot create a folder in $cache"
 	# --prefix: a folder of its own, nothing global; --no-save: no package.json
-	if ! npm install --prefix "$tmp" --no-save --no-audit --no-fund \
+	if ! timeout 600 npm install --prefix "$tmp" --no-save --no-audit --no-fund \
 			--no-package-lock $PKGS >"$tmp/npm.log" 2>&1; then
 		tail -n 5 "$tmp/npm.log" | sed 's/^/# npm: /'
 		rm -rf "$tmp"
@@ -51,4 +52,5 @@ fi
 [ -f "$mods/hdr-histogram-js/package.json" ] || skip "hdr-histogram-js missing from $dir"
 echo "# reader: hdr-histogram-js $(sed -n 's/^  "version": "\(.*\)",$/\1/p' \
 	"$mods/hdr-histogram-js/package.json") from $dir, node $(node --version)"
-exec node "$here/hdrlog_read.js" "$mods" "$@"
+# a bad log can send a reader into a long loop: 124 after 2 minutes
+exec timeout 120 node "$here/hdrlog_read.js" "$mods" "$@"

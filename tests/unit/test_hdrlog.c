@@ -383,7 +383,8 @@ static int run_reader(const char *dir, const char *log_path,
 		      const char *samples_path, char *why, size_t why_len)
 {
 	char cmd[3 * PATH_MAX], line[1024];
-	int status, checks = 0;
+	int status, code, checks = 0, failed = 0;
+	bool end = false;
 	FILE *p;
 
 	snprintf(why, why_len, "the reader printed no SKIP line");
@@ -406,6 +407,9 @@ static int run_reader(const char *dir, const char *log_path,
 		} else if (!strncmp(line, "not ok - ", 9)) {
 			tap_result(false, "reader: %s", line + 9);
 			checks++;
+			failed++;
+		} else if (!strncmp(line, "end: ", 5)) {
+			end = true;
 		} else if (!strncmp(line, "SKIP: ", 6)) {
 			snprintf(why, why_len, "%s", line + 6);
 		} else {
@@ -413,11 +417,14 @@ static int run_reader(const char *dir, const char *log_path,
 		}
 	}
 	status = pclose(p);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 4 && !checks)
+	code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (code == 4 && !checks)
 		return 4;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1 || !checks)
-		tap_result(false, "the reader ran (exit status %d, %d checks)",
-			   WIFEXITED(status) ? WEXITSTATUS(status) : -1, checks);
+	/* a reader that threw, hung (124) or crashed must not look passed */
+	if (!end || !checks || code != (failed ? 1 : 0))
+		tap_result(false, "the reader ran to its end (exit status %d, "
+			   "%d checks, %d failed, end line %s)", code, checks,
+			   failed, end ? "seen" : "missing");
 	return 0;
 }
 
