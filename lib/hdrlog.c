@@ -135,10 +135,15 @@ uint64_t hdr_highest_equiv(const struct hdr_hist *h, uint64_t value)
 int hdr_record_n(struct hdr_hist *h, uint64_t value, uint64_t count)
 {
 	uint64_t *c;
+	uint32_t i;
 
 	if (value > h->highest)
 		return -ERANGE;
-	c = &h->counts[hdr_index_of(h, value)];
+	/* cannot be past the end: a guard against a layout bug */
+	i = hdr_index_of(h, value);
+	if (i >= h->counts_len)
+		return -ERANGE;
+	c = &h->counts[i];
 	if (count > (uint64_t)INT64_MAX - h->total)
 		return -EOVERFLOW;
 	if (!count)
