@@ -296,12 +296,12 @@ static size_t make_intervals(struct interval *iv)
 	add(&iv[k], HIGHEST / 2, 1);
 	add(&iv[k++], 1, 1);
 	/* log-uniform over 1 ns .. 10 s: every power of two, many sub-buckets */
-	set(&iv[k], "gmem-4K-to_private", 1, HIGHEST, 3);
+	set(&iv[k], "gmem-4K-to-private", 1, HIGHEST, 3);
 	for (i = 0; i < 200000; i++)
 		add(&iv[k], 1 + ((rnd() >> 29) >> rnd() % 35) % 10000000000ull, 1);
 	k++;
 	/* a conversion-like cell: a mode at 20 us, a tail to 5 ms */
-	set(&iv[k], "inplace-2M-to_shared", 1, HIGHEST, 3);
+	set(&iv[k], "inplace-2M-to-shared", 1, HIGHEST, 3);
 	for (i = 0; i < 50000; i++)
 		add(&iv[k], 20000 + rnd() % 4000 +
 		    (rnd() % 100 ? 0 : rnd() % 5000000), 1);
