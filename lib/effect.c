@@ -141,7 +141,7 @@ int effect_fit(const struct effect_unit *u, size_t n, unsigned int ncov,
 	/* X = Q R by modified Gram-Schmidt, column 0 the intercept */
 	double *q, r[EFFECT_MAX_COV + 1][EFFECT_MAX_COV + 1] = { { 0 } };
 	double ri[EFFECT_MAX_COV + 1][EFFECT_MAX_COV + 1] = { { 0 } };
-	double qy[EFFECT_MAX_COV + 1], beta[EFFECT_MAX_COV + 1];
+	double qy[EFFECT_MAX_COV + 1], beta[EFFECT_MAX_COV + 1] = { 0 };
 	unsigned int col[EFFECT_MAX_COV + 1], p = 0, c, k, a, b;
 	double rss = 0, wsum = 0, wdf = 0, nbsum = 0, v00 = 0;
 	size_t i;
