@@ -104,27 +104,39 @@
  * Integration (after the reorganisation of bench/), replacing:
  * - bench/cellstats.c ratio_stats_build(): the per-round ratios stay
  *   (per_round in summary.json) but the interval comes from
- *   effect_units() over the cells' blocks (one effect_run per cell of
- *   the design: unit = boot id, block, num = inplace, value = the
- *   cell's p50) and effect_fit() with the boot time; the geometric
- *   mean over rounds becomes exp(intercept).
+ *   effect_units() over the design's cells (one effect_run per cell:
+ *   unit = boot id, its block, num = inplace, value = the cell's p50;
+ *   paired) and effect_fit() with design_boot_time(); the geometric
+ *   mean over rounds becomes exp(intercept). ratio_pct_intervals()
+ *   goes. p90/p99 ratios may use the same fit on the cells' p90/p99
+ *   where shown; their bands are item 5's business.
  * - bench/merge_gmem.c pair(): gm/de and in/gm units are rounds
- *   (unpaired runs: gmem cells of the gmem boot, destructive or inplace
- *   cells of the v5 boot), covariates round time and kernel code.
- * - bench/history.c history_apply() and ratio_pct_intervals()'
- *   between-run term, lib/stats.c stats_between_runs(): gone from
- *   every interval; --history moves to the repeatability command.
- * - bench/merge.c merge_run(): family = design_family() (12, not 18);
- *   the joint interval, if kept, at effect_joint_conf(0.95, family).
+ *   (unpaired: the gmem boot's gmem cells against the v5 boot's
+ *   destructive or inplace cells), covariates design_round_time() and
+ *   design_kernel_code(); in/gm flagged derived.
+ * - bench/history.c history_apply() and history_load(), the
+ *   between-run term of ratio_pct_intervals() and lib/stats.c
+ *   stats_between_runs(): out of every interval; run-bench.sh stops
+ *   passing --history to the merge; history.c's matching (with the
+ *   host identity of item 3) moves to the repeatability command.
+ * - bench/merge.c merge_run(): family = design_family(&design, 2) (12,
+ *   not 18); a joint interval, if kept, at effect_joint_conf(0.95,
+ *   family). overhead_of() can take the same fit (unit = boot, num =
+ *   traced cells, den = untraced, paired by size and block: T is
+ *   balanced, so the order's effect averages out).
  * summary.json, per ratio and percentile: "ratio", "ci95_lo",
- * "ci95_hi" keep their names with the new meaning; "ci95_df" is n - p;
- * added "ci95_units" (boots or rounds), "ci95_covariates" (name, slope
- * per boot in log), "unit_sd_log", "block_sd_log", "boot_sd_log",
- * "joint_ci95_lo"/"_hi" and "joint_family"; "derived": true on in/gm.
- * Gone: each_ci95_*, machine_ci95_*, rounds_ci95_*,
- * between_runs_sd_log, earlier_runs, ci95_family, the "history"
- * section. method.ci describes this header's method; "design" is
- * design_json()'s.
+ * "ci95_hi" keep their names with the new meaning (analysis/plotdata.c
+ * reads them unchanged); "ci95_df" is n - p; added "ci95_units" (boots
+ * or rounds), "ci95_covariates" (name and slope in log per boot, per
+ * effect_json()), "unit_sd_log", "block_sd_log", "boot_sd_log",
+ * "joint_ci95_lo"/"joint_ci95_hi" with "joint_family", and "derived":
+ * true on in/gm. Gone: each_ci95_*, machine_ci95_*, rounds_ci95_*,
+ * between_runs_sd_log, earlier_runs, ci95_family and the top-level
+ * "history" (analysis/report.c reads each_ci95_*, ci95_family,
+ * earlier_runs, history and method.order_seed, and
+ * analysis/test_report.sh checks them: both change with it).
+ * method.ci describes this header's method; "design" is design_json()'s
+ * and replaces method.order_seed and method.order.
  * Repeatability (item 3) is computed apart: for runs of the same
  * identity taken on the host (host CPU model and count, host kernel,
  * virtualised or not, QEMU version and command line, accelerator,
@@ -132,8 +144,8 @@
  * exp(intercept) values, their spread (max/min - 1 and the sd of the
  * logs), and whether all lie within the equivalence margin (+-5%) of
  * their geometric mean, plus how many runs' values fall inside each
- * other's intervals; other identities listed as such. No interval
- * here takes any of it in.
+ * other's intervals (with drift, not always); runs of another identity
+ * listed as such. No interval here takes any of it in.
  */
 #ifndef CONVBENCH_EFFECT_H
 #define CONVBENCH_EFFECT_H
