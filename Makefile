@@ -27,6 +27,8 @@ SHELL := /bin/bash
 
 BUILD ?= build
 V ?= 0
+# the one quiet macro: "  CC  file" lines (Q=@), the commands with V=1;
+# every Makefile.inc uses it as $(call msg,CC,$@)
 ifeq ($(V),1)
 Q :=
 msg =
