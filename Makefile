@@ -98,6 +98,7 @@ kernel-gmem: deps
 KERNEL_OUT := $(shell FLAVOUR=main kernel/build.sh --print 2>/dev/null)
 
 include lib/Makefile.inc
+include bench/kvm/Makefile.inc
 include bpf/Makefile.inc
 include bench/Makefile.inc
 include analysis/Makefile.inc

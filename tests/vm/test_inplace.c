@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-place private<->shared conversion of an MFD_INACCESSIBLE memfd
- * (kernel/patches 0027-0029, bench/inplace.h): one TAP line per
+ * (kernel/patches 0027-0029, bench/kvm/inplace.h): one TAP line per
  * invariant, each built from several checks whose failures are printed
  * as "#" lines. Skips (exit 4) when KVM_CAP_PRIVATE_MEM_INPLACE is
  * absent, fails instead under CONVBENCH_REQUIRE_SERIES=1.
