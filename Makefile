@@ -113,5 +113,12 @@ bench: deps kernel kernel-gmem convbench bpf $(ANALYSIS_REPORT)
 	$(MAKE) --no-print-directory plot RUN="$$run" && \
 	echo "bench: done: $$run"
 
+# ./convtrace and ./convreport beside ./convbench (bench/Makefile.inc)
+convtrace: $(BPF_OUT)/convtrace
+	$(Q)ln -sf $< $@
+
+convreport: $(ANALYSIS_REPORT)
+	$(Q)ln -sf $< $@
+
 clean:
-	$(Q)rm -rf $(BUILD) convbench
+	$(Q)rm -rf $(BUILD) convbench convtrace convreport
