@@ -65,9 +65,9 @@ static void write_meta(const struct run *r, const struct run *g,
 	for (i = 0; i < r->nsizes; i++)
 		fprintf(f, "%s ", size_str(r->sizes[i], sz, sizeof(sz)));
 	fprintf(f, "\ndirs=to-shared to-private \nmodes=%s%s%s\ntrace=%d\n",
-		r->has_mode[RUN_DESTRUCTIVE] ? "destructive " : "",
-		r->has_mode[RUN_INPLACE] ? "inplace " : "",
-		g && g->has_mode[RUN_GMEM] ? "gmem " : "",
+		r->has_mode[MODE_DESTRUCTIVE] ? "destructive " : "",
+		r->has_mode[MODE_INPLACE] ? "inplace " : "",
+		g && g->has_mode[MODE_GMEM] ? "gmem " : "",
 		jv_get(r->sum, "trace") != NULL);
 	/* every plot's title says where its timings come from */
 	fprintf(f, "accel_note=%s\n", !strcasecmp(accel, "tcg") ?
@@ -77,7 +77,7 @@ static void write_meta(const struct run *r, const struct run *g,
 }
 
 static void stats_row(FILE *f, const struct run *r, const struct run *g,
-		      enum run_mode m, uint64_t size, enum run_dir d)
+		      enum conv_mode m, uint64_t size, enum conv_dir d)
 {
 	const struct jv *tot = jv_get(run_cell_of(r, g, m, size, d),
 				      "total_ns");
@@ -85,9 +85,9 @@ static void stats_row(FILE *f, const struct run *r, const struct run *g,
 
 	if (!tot)
 		return;
-	fprintf(f, "%s %llu %s %s %.0f %g %g %g\n", run_mode_name[m],
+	fprintf(f, "%s %llu %s %s %.0f %g %g %g\n", conv_mode_names[m],
 		(unsigned long long)size, size_str(size, sz, sizeof(sz)),
-		run_dir_name[d], jv_num(jv_get(tot, "n"), 0), us_of(tot, "p50"),
+		conv_dir_names[d], jv_num(jv_get(tot, "n"), 0), us_of(tot, "p50"),
 		us_of(tot, "p90"), us_of(tot, "p99"));
 }
 
@@ -102,11 +102,11 @@ static void write_stats(const struct run *r, const struct run *g,
 
 	if (all)
 		fputs(head, all);
-	for (m = 0; m < RUN_NR_MODES; m++)
-		for (d = 0; d < RUN_NR_DIRS; d++) {
+	for (m = 0; m < MODE_NR; m++)
+		for (d = 0; d < DIR_NR; d++) {
 			snprintf(name, sizeof(name), "stats-%s-%s.dat",
-				 run_mode_name[m], run_dir_name[d]);
-			f = (m == RUN_GMEM ? g && g->has_mode[m] :
+				 conv_mode_names[m], conv_dir_names[d]);
+			f = (m == MODE_GMEM ? g && g->has_mode[m] :
 			     r->has_mode[m]) ? open_in(dir, name) : NULL;
 			if (f)
 				fputs(head, f);
@@ -128,7 +128,7 @@ static void write_hists(const struct run *r, const char *dir)
 {
 	char path[4400], *line = NULL, *fl[16], name[128];
 	size_t cap = 0, pass;
-	double total[RUN_NR_MODES][64][RUN_NR_DIRS] = { { { 0 } } };
+	double total[MODE_NR][64][DIR_NR] = { { { 0 } } };
 	FILE *in, *out;
 
 	snprintf(path, sizeof(path), "%s/hist.csv", r->dir);
@@ -144,8 +144,8 @@ static void write_hists(const struct run *r, const char *dir)
 
 			if (csvr_split(line, fl, 16) < 6)
 				continue;
-			m = run_mode_of(fl[0]);
-			d = run_dir_of(fl[2]);
+			m = conv_mode_of(fl[0]);
+			d = conv_dir_of(fl[2]);
 			sz = size_parse(fl[1]);
 			for (i = 0; i < r->nsizes && r->sizes[i] != sz; i++)
 				;
@@ -188,8 +188,8 @@ static void write_cdfs(const struct run *r, const char *dir)
 		return;
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "cdf-%s-%llu-%s.dat",
-			 run_mode_name[c[i].mode], (unsigned long long)c[i].size,
-			 run_dir_name[c[i].dir]);
+			 conv_mode_names[c[i].mode], (unsigned long long)c[i].size,
+			 conv_dir_names[c[i].dir]);
 		f = open_in(dir, name);
 		if (!f)
 			continue;
@@ -223,8 +223,8 @@ static void write_phases(const struct run *r, const char *dir)
 			"| record memory release handler_rest (cumulated, us) "
 			"| median_total_us cluster_x\n");
 		x = 0;
-		for (d = 0; d < RUN_NR_DIRS; d++) {
-			for (m = 0; m < RUN_NR_MODES; m++) {
+		for (d = 0; d < DIR_NR; d++) {
+			for (m = 0; m < MODE_NR; m++) {
 				const struct jv *c = run_cell(r, m, r->sizes[i], d);
 				const struct jv *ph = jv_get(c, "phases_p50_ns");
 				double c1, c2, c3, h1, h2, h3, h4;
@@ -239,7 +239,7 @@ static void write_phases(const struct run *r, const char *dir)
 				h3 = h2 + us_of(ph, "host_release");
 				h4 = fmax(us_of(ph, "host_handler"), h3);
 				fprintf(f, "%g %s %s %g %g %g %g %g %g %g %g %d\n",
-					x, run_dir_name[d], run_mode_name[m], c1,
+					x, conv_dir_names[d], conv_mode_names[m], c1,
 					c2, c3, h1, h2, h3, h4,
 					us_of(jv_get(c, "total_ns"), "p50"), d + 1);
 				x++;
@@ -279,13 +279,13 @@ static void write_ratios(const struct run *r, const char *dir)
 		"gmde_p50 gmde_lo gmde_hi ingm_p50 ingm_lo ingm_hi (in/de, then gmem/destructive, inplace/gmem)\n";
 	static const char *const against[] = { "gmem_over_destructive",
 					       "inplace_over_gmem" };
-	FILE *all = open_in(dir, "ratio.dat"), *f[RUN_NR_DIRS];
+	FILE *all = open_in(dir, "ratio.dat"), *f[DIR_NR];
 	char name[64], sz[32];
 	size_t i;
 	int d, p;
 
-	for (d = 0; d < RUN_NR_DIRS; d++) {
-		snprintf(name, sizeof(name), "ratio-%s.dat", run_dir_name[d]);
+	for (d = 0; d < DIR_NR; d++) {
+		snprintf(name, sizeof(name), "ratio-%s.dat", conv_dir_names[d]);
 		f[d] = open_in(dir, name);
 		if (f[d])
 			fputs(head, f[d]);
@@ -293,7 +293,7 @@ static void write_ratios(const struct run *r, const char *dir)
 	if (all)
 		fputs(head, all);
 	for (i = 0; i < r->nsizes; i++)
-		for (d = 0; d < RUN_NR_DIRS; d++) {
+		for (d = 0; d < DIR_NR; d++) {
 			const struct jv *q = run_ratio(r, r->sizes[i], d);
 			char line[512], *w = line;
 
@@ -302,7 +302,7 @@ static void write_ratios(const struct run *r, const char *dir)
 			w += sprintf(w, "%llu %s %s",
 				     (unsigned long long)r->sizes[i],
 				     size_str(r->sizes[i], sz, sizeof(sz)),
-				     run_dir_name[d]);
+				     conv_dir_names[d]);
 			/* p50 and p90: p99 ratios are mostly withheld */
 			for (p = 0; p < 2; p++)
 				w = put_ratio(w, jv_get(q, run_pct_name[p]));
@@ -315,7 +315,7 @@ static void write_ratios(const struct run *r, const char *dir)
 			if (f[d])
 				fprintf(f[d], "%s\n", line);
 		}
-	for (d = 0; d < RUN_NR_DIRS; d++)
+	for (d = 0; d < DIR_NR; d++)
 		if (f[d])
 			fclose(f[d]);
 	if (all)
@@ -324,7 +324,7 @@ static void write_ratios(const struct run *r, const char *dir)
 
 struct tline {
 	char probe[64];
-	double us[RUN_NR_MODES], calls[RUN_NR_MODES], best;
+	double us[MODE_NR], calls[MODE_NR], best;
 };
 
 static int cmp_tline(const void *a, const void *b)
@@ -343,7 +343,7 @@ static void write_trace(const struct run *r, const char *dir)
 	size_t i, j, k, nt;
 
 	for (i = 0; t && i < r->nsizes; i++) {
-		double conv[RUN_NR_MODES][64] = { { 0 } };
+		double conv[MODE_NR][64] = { { 0 } };
 		FILE *f;
 
 		size_str(r->sizes[i], sz, sizeof(sz));
@@ -355,7 +355,7 @@ static void write_trace(const struct run *r, const char *dir)
 
 			if (sscanf(jv_str(jv_get(x, "context"), ""), "%31s %31s %31s",
 				   mode, s, phase) != 3 || strcmp(s, sz) ||
-			    run_dir_of(phase) < 0 || (m = run_mode_of(mode)) < 0)
+			    conv_dir_of(phase) < 0 || (m = conv_mode_of(mode)) < 0)
 				continue;
 			for (k = 0; k < nt; k++)
 				if (!strcmp(t[k].probe, jv_str(jv_get(x, "probe"), "")))
@@ -371,7 +371,7 @@ static void write_trace(const struct run *r, const char *dir)
 		for (k = 0; k < nt && k < 64; k++) {
 			int m;
 
-			for (m = 0; m < RUN_NR_MODES; m++) {
+			for (m = 0; m < MODE_NR; m++) {
 				t[k].us[m] = conv[m][k] ? t[k].us[m] / conv[m][k] : 0;
 				t[k].calls[m] = conv[m][k] ? t[k].calls[m] / conv[m][k] : 0;
 			}

@@ -173,7 +173,7 @@ static const char *pct_cell(const struct jv *tot, int p, char *buf,
 
 /* q: num over den; label: "in/de", "gm/de" or "in/gm" */
 static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
-			enum run_mode num, enum run_mode den)
+			enum conv_mode num, enum conv_mode den)
 {
 	const struct jv *x = jv_get(q, run_pct_name[p]);
 	const struct jv *rounds = jv_get(x, "per_round");
@@ -182,8 +182,8 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 	size_t i;
 
 	if (!jv_bool(jv_get(x, "shown"), false)) {
-		snprintf(kn, sizeof(kn), "beyond_%s", run_mode_name[num]);
-		snprintf(kd, sizeof(kd), "beyond_%s", run_mode_name[den]);
+		snprintf(kn, sizeof(kn), "beyond_%s", conv_mode_names[num]);
+		snprintf(kd, sizeof(kd), "beyond_%s", conv_mode_names[den]);
 		text_line(f, "  %s %s   not shown: %.0f and %.0f samples beyond, "
 			  "< 50", label, run_pct_name[p],
 			  jv_num(jv_get(x, kn), 0), jv_num(jv_get(x, kd), 0));
@@ -227,18 +227,18 @@ static void print_table(FILE *f, const struct run *r, const struct run *g)
 	text_line(f, "all rounds pooled; [samples beyond the percentile]");
 	for (i = 0; i < r->nsizes; i++) {
 		size_str(r->sizes[i], sz, sizeof(sz));
-		for (d = 0; d < RUN_NR_DIRS; d++) {
+		for (d = 0; d < DIR_NR; d++) {
 			const struct jv *q;
 			bool any = false;
 
-			for (m = 0; m < RUN_NR_MODES; m++)
+			for (m = 0; m < MODE_NR; m++)
 				any |= run_cell_of(r, g, m, r->sizes[i], d) != NULL;
 			if (!any)
 				continue;
 			fputc('\n', f);
 			text_line(f, "%-4s %-10s %6s %15s %15s %15s", sz,
-				  run_dir_name[d], "n", "p50", "p90", "p99");
-			for (m = 0; m < RUN_NR_MODES; m++) {
+				  conv_dir_names[d], "n", "p50", "p90", "p99");
+			for (m = 0; m < MODE_NR; m++) {
 				const struct jv *cell = run_cell_of(r, g, m,
 							r->sizes[i], d);
 				const struct jv *tot = jv_get(cell, "total_ns");
@@ -246,7 +246,7 @@ static void print_table(FILE *f, const struct run *r, const struct run *g)
 				if (!cell)
 					continue;
 				text_line(f, "  %-13s %6.0f %15s %15s %15s",
-					  run_mode_name[m],
+					  conv_mode_names[m],
 					  jv_num(jv_get(tot, "n"), 0),
 					  pct_cell(tot, 0, a, sizeof(a)),
 					  pct_cell(tot, 1, b, sizeof(b)),
@@ -254,19 +254,19 @@ static void print_table(FILE *f, const struct run *r, const struct run *g)
 			}
 			q = run_ratio(r, r->sizes[i], d);
 			for (m = 0; q && m < 3; m++)
-				print_ratio(f, q, m, "in/de", RUN_INPLACE,
-					    RUN_DESTRUCTIVE);
+				print_ratio(f, q, m, "in/de", MODE_INPLACE,
+					    MODE_DESTRUCTIVE);
 			any_ratio |= q != NULL;
 			q = run_gmem_ratio(r, "gmem_over_destructive",
 					   r->sizes[i], d);
 			for (m = 0; q && m < 3; m++)
-				print_ratio(f, q, m, "gm/de", RUN_GMEM,
-					    RUN_DESTRUCTIVE);
+				print_ratio(f, q, m, "gm/de", MODE_GMEM,
+					    MODE_DESTRUCTIVE);
 			q = run_gmem_ratio(r, "inplace_over_gmem",
 					   r->sizes[i], d);
 			for (m = 0; q && m < 3; m++)
-				print_ratio(f, q, m, "in/gm", RUN_INPLACE,
-					    RUN_GMEM);
+				print_ratio(f, q, m, "in/gm", MODE_INPLACE,
+					    MODE_GMEM);
 		}
 	}
 	fputc('\n', f);

@@ -19,7 +19,7 @@ void print_hyperfine(FILE *f, const struct run *r);
 /* why probe was not traced in r, or NULL */
 const char *not_traced(const struct run *r, const char *probe);
 /* calls, exclusive ns and conversions of probe in (mode, size) ones */
-void trace_totals(const struct run *r, const char *probe, enum run_mode m,
+void trace_totals(const struct run *r, const char *probe, enum conv_mode m,
 		  uint64_t size, double *calls, double *ns, double *conv);
 
 /* analysis/plotdata.c: RUN/plots/data/ for the gnuplot scripts */

@@ -8,37 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convtrace.h"
 #include "csvr.h"
 #include "runfiles.h"
 #include "stats.h"
 #include "units.h"
 
-const char *const run_mode_name[RUN_NR_MODES] = {
-	"destructive", "inplace", "gmem",
-};
-const char *const run_dir_name[RUN_NR_DIRS] = { "to-shared", "to-private" };
 const char *const run_pct_name[3] = { "p50", "p90", "p99" };
-
-int run_mode_of(const char *s)
-{
-	int m;
-
-	for (m = 0; s && m < RUN_NR_MODES; m++)
-		if (!strcmp(s, run_mode_name[m]))
-			return m;
-	return -1;
-}
-
-int run_dir_of(const char *s)
-{
-	int d;
-
-	for (d = 0; s && d < RUN_NR_DIRS; d++)
-		if (!strcmp(s, run_dir_name[d]))
-			return d;
-	return -1;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -64,7 +39,7 @@ int run_load(struct run *r, const char *dir, char *err, size_t errlen)
 	for (i = 0; i < jv_len(cells); i++) {
 		const struct jv *c = jv_at(cells, i);
 		uint64_t sz = (uint64_t)jv_num(jv_get(c, "size_bytes"), 0);
-		int m = run_mode_of(jv_str(jv_get(c, "mode"), NULL));
+		int m = conv_mode_of(jv_str(jv_get(c, "mode"), NULL));
 
 		if (m >= 0)
 			r->has_mode[m] = true;
@@ -94,47 +69,47 @@ static bool same_cell(const struct jv *c, const char *mode, uint64_t size,
 	       !strcmp(jv_str(jv_get(c, "direction"), ""), dir);
 }
 
-const struct jv *run_cell(const struct run *r, enum run_mode m, uint64_t size,
-			  enum run_dir d)
+const struct jv *run_cell(const struct run *r, enum conv_mode m, uint64_t size,
+			  enum conv_dir d)
 {
 	const struct jv *cells = jv_get(r->sum, "cells");
 	size_t i;
 
 	for (i = 0; i < jv_len(cells); i++)
-		if (same_cell(jv_at(cells, i), run_mode_name[m], size,
-			      run_dir_name[d]))
+		if (same_cell(jv_at(cells, i), conv_mode_names[m], size,
+			      conv_dir_names[d]))
 			return jv_at(cells, i);
 	return NULL;
 }
 
-const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d)
+const struct jv *run_ratio(const struct run *r, uint64_t size, enum conv_dir d)
 {
 	const struct jv *q = jv_get(r->sum, "ratios_inplace_over_destructive");
 	size_t i;
 
 	for (i = 0; i < jv_len(q); i++)
-		if (same_cell(jv_at(q, i), NULL, size, run_dir_name[d]))
+		if (same_cell(jv_at(q, i), NULL, size, conv_dir_names[d]))
 			return jv_at(q, i);
 	return NULL;
 }
 
 const struct jv *run_cell_of(const struct run *r, const struct run *g,
-			     enum run_mode m, uint64_t size, enum run_dir d)
+			     enum conv_mode m, uint64_t size, enum conv_dir d)
 {
-	if (m == RUN_GMEM)
+	if (m == MODE_GMEM)
 		return g ? run_cell(g, m, size, d) : NULL;
 	return run_cell(r, m, size, d);
 }
 
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,
-				uint64_t size, enum run_dir d)
+				uint64_t size, enum conv_dir d)
 {
 	const struct jv *q = jv_get(jv_get(r->sum, "ratios_against_gmem"),
 				    which);
 	size_t i;
 
 	for (i = 0; i < jv_len(q); i++)
-		if (same_cell(jv_at(q, i), NULL, size, run_dir_name[d]))
+		if (same_cell(jv_at(q, i), NULL, size, conv_dir_names[d]))
 			return jv_at(q, i);
 	return NULL;
 }
@@ -148,7 +123,7 @@ const char *run_prov(const struct run *r, const char *key, const char *dflt)
 /* trace.csv                                                          */
 
 struct run_trace_hist *run_trace_find(struct run_trace *t, const char *probe,
-				      enum run_mode m, uint64_t size)
+				      enum conv_mode m, uint64_t size)
 {
 	size_t i;
 
@@ -160,7 +135,7 @@ struct run_trace_hist *run_trace_find(struct run_trace *t, const char *probe,
 }
 
 static struct run_trace_hist *trace_row(struct run_trace *t, const char *probe,
-					enum run_mode m, uint64_t size)
+					enum conv_mode m, uint64_t size)
 {
 	struct run_trace_hist *h = run_trace_find(t, probe, m, size);
 
@@ -180,14 +155,14 @@ static struct run_trace_hist *trace_row(struct run_trace *t, const char *probe,
 	snprintf(h->probe, sizeof(h->probe), "%s", probe);
 	h->mode = m;
 	h->size = size;
-	hist_init(&h->h, CT_HIST_SUB_BITS);
+	hist_init(&h->h, TRACE_HIST_SUB_BITS);
 	return h;
 }
 
 int run_read_trace(const char *dir, struct run_trace *t, char *err,
 		   size_t errlen)
 {
-	static uint64_t one[HIST_NR_BUCKETS(CT_HIST_SUB_BITS)];
+	static uint64_t one[HIST_NR_BUCKETS(TRACE_HIST_SUB_BITS)];
 	int c_probe, c_mode, c_size, c_phase, c_low, c_count, n, ret = 0;
 	char path[4096], *line = NULL, *f[16];
 	size_t cap = 0;
@@ -228,9 +203,9 @@ int run_read_trace(const char *dir, struct run_trace *t, char *err,
 
 		if (csvr_split(line, f, 16) < n)
 			continue;
-		m = run_mode_of(f[c_mode]);
+		m = conv_mode_of(f[c_mode]);
 		/* the conversions only: not setup, warm-up or teardown */
-		if (m < 0 || run_dir_of(f[c_phase]) < 0 ||
+		if (m < 0 || conv_dir_of(f[c_phase]) < 0 ||
 		    csvr_num(f[c_low], &lo) || csvr_num(f[c_count], &cnt))
 			continue;
 		h = trace_row(t, f[c_probe], m, size_parse(f[c_size]));
@@ -239,7 +214,7 @@ int run_read_trace(const char *dir, struct run_trace *t, char *err,
 			snprintf(err, errlen, "out of memory");
 			break;
 		}
-		b = hist_bucket_idx_clamp((uint64_t)lo, CT_HIST_SUB_BITS,
+		b = hist_bucket_idx_clamp((uint64_t)lo, TRACE_HIST_SUB_BITS,
 					  h->h.nr_buckets);
 		one[b] = (uint64_t)cnt;
 		hist_add_buckets(&h->h, one, b + 1);
@@ -297,8 +272,8 @@ int run_read_cdfs(const char *dir, struct run_cdf **out, size_t *nout,
 
 		if (csvr_split(line, f, 32) < n)
 			continue;
-		m = run_mode_of(f[c_mode]);
-		d = run_dir_of(f[c_dir]);
+		m = conv_mode_of(f[c_mode]);
+		d = conv_dir_of(f[c_dir]);
 		sz = size_parse(f[c_size]);
 		if (m < 0 || d < 0 || !sz || csvr_num(f[c_total], &v))
 			continue;

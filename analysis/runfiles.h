@@ -15,13 +15,8 @@
 
 #include "hist.h"
 #include "jsonr.h"
+#include "vocab.h"	/* modes and directions (gmem: a make bench run's gmem/) */
 
-/* gmem: guest_memfd on the 6.12 kernel, a make bench run's gmem/ */
-enum run_mode { RUN_DESTRUCTIVE, RUN_INPLACE, RUN_GMEM, RUN_NR_MODES };
-enum run_dir { RUN_TO_SHARED, RUN_TO_PRIVATE, RUN_NR_DIRS };
-
-extern const char *const run_mode_name[RUN_NR_MODES];
-extern const char *const run_dir_name[RUN_NR_DIRS];
 extern const char *const run_pct_name[3];	/* p50, p90, p99 */
 
 struct run {
@@ -30,7 +25,7 @@ struct run {
 	const struct jv *prov;		/* its provenance */
 	uint64_t sizes[64];		/* of the cells, ascending */
 	size_t nsizes;
-	bool has_mode[RUN_NR_MODES];
+	bool has_mode[MODE_NR];
 };
 
 /* 0, or -errno with err[] saying why (no summary.json, not JSON) */
@@ -38,23 +33,20 @@ int run_load(struct run *r, const char *dir, char *err, size_t errlen);
 void run_free(struct run *r);
 
 /* summary.json's cell / ratio of (mode, size, dir), or NULL */
-const struct jv *run_cell(const struct run *r, enum run_mode m, uint64_t size,
-			  enum run_dir d);
-const struct jv *run_ratio(const struct run *r, uint64_t size, enum run_dir d);
+const struct jv *run_cell(const struct run *r, enum conv_mode m, uint64_t size,
+			  enum conv_dir d);
+const struct jv *run_ratio(const struct run *r, uint64_t size, enum conv_dir d);
 /* the same, gmem's cells from the gmem run g (NULL: there is none) */
 const struct jv *run_cell_of(const struct run *r, const struct run *g,
-			     enum run_mode m, uint64_t size, enum run_dir d);
+			     enum conv_mode m, uint64_t size, enum conv_dir d);
 /*
  * a ratio of ratios_against_gmem (convbench --merge --gmem-run):
  * which is "gmem_over_destructive" or "inplace_over_gmem"; or NULL
  */
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,
-				uint64_t size, enum run_dir d);
+				uint64_t size, enum conv_dir d);
 /* a string of the provenance, or dflt */
 const char *run_prov(const struct run *r, const char *key, const char *dflt);
-/* mode and direction names back to enums; -1 if not one */
-int run_mode_of(const char *s);
-int run_dir_of(const char *s);
 
 /*
  * trace.csv's buckets of one probe and (mode, size), over the
@@ -62,7 +54,7 @@ int run_dir_of(const char *s);
  */
 struct run_trace_hist {
 	char probe[64];
-	enum run_mode mode;
+	enum conv_mode mode;
 	uint64_t size;
 	struct hist h;
 };
@@ -76,14 +68,14 @@ struct run_trace {
 int run_read_trace(const char *dir, struct run_trace *t, char *err,
 		   size_t errlen);
 struct run_trace_hist *run_trace_find(struct run_trace *t, const char *probe,
-				      enum run_mode m, uint64_t size);
+				      enum conv_mode m, uint64_t size);
 void run_free_trace(struct run_trace *t);
 
 /* total_ns of every sample of one cell of samples.csv, sorted */
 struct run_cdf {
-	enum run_mode mode;
+	enum conv_mode mode;
 	uint64_t size;
-	enum run_dir dir;
+	enum conv_dir dir;
 	double *v;
 	size_t n, cap;
 };

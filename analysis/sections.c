@@ -12,7 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "convtrace.h"
 #include "report.h"
 #include "text.h"
 #include "units.h"
@@ -43,10 +42,10 @@ void print_work(FILE *f, const struct run *r, const struct run *g)
 	int d, m;
 
 	for (i = 0; i < r->nsizes; i++) {
-		for (d = 0; d < RUN_NR_DIRS; d++) {
+		for (d = 0; d < DIR_NR; d++) {
 			bool title = false;
 
-			for (m = 0; m < RUN_NR_MODES; m++) {
+			for (m = 0; m < MODE_NR; m++) {
 				const struct jv *w = jv_get(run_cell_of(r, g,
 						m, r->sizes[i], d), "work");
 
@@ -74,7 +73,7 @@ void print_work(FILE *f, const struct run *r, const struct run *g)
 				if (!title) {
 					text_line(f, "%s %s",
 						  size_str(r->sizes[i], sz, sizeof(sz)),
-						  run_dir_name[d]);
+						  conv_dir_names[d]);
 					title = true;
 				}
 				count_str(jv_get(w, "spte_4k"), 1, a[0], 32);
@@ -85,7 +84,7 @@ void print_work(FILE *f, const struct run *r, const struct run *g)
 				count_str(jv_get(w, "pages_zeroed"), 1, a[4], 32);
 				snprintf(pages, sizeof(pages), "%s/%s/%s", a[2],
 					 a[3], a[4]);
-				text_line(f, WORK_FMT, run_mode_name[m],
+				text_line(f, WORK_FMT, conv_mode_names[m],
 					  count_str(jv_get(w, "exits"), 1, a[5], 32),
 					  count_str(jv_get(w, "npt_faults"), 1, a[6], 32),
 					  maps,
@@ -151,7 +150,7 @@ static const char *const trace_funcs[] = {
 };
 
 /* calls and exclusive ns of probe in (mode, size) conversions */
-void trace_totals(const struct run *r, const char *probe, enum run_mode m,
+void trace_totals(const struct run *r, const char *probe, enum conv_mode m,
 		  uint64_t size, double *calls, double *ns, double *conv)
 {
 	const struct jv *tot = jv_get(jv_get(r->sum, "trace"), "totals");
@@ -161,9 +160,9 @@ void trace_totals(const struct run *r, const char *probe, enum run_mode m,
 
 	*calls = *ns = *conv = 0;
 	size_str(size, sz, sizeof(sz));
-	for (d = 0; d < RUN_NR_DIRS; d++)
+	for (d = 0; d < DIR_NR; d++)
 		snprintf(want[d], sizeof(want[d]), "%s %s %s",
-			 run_mode_name[m], sz, run_dir_name[d]);
+			 conv_mode_names[m], sz, conv_dir_names[d]);
 	for (i = 0; i < jv_len(tot); i++) {
 		const struct jv *x = jv_at(tot, i);
 		const char *ctx = jv_str(jv_get(x, "context"), "");
@@ -178,17 +177,17 @@ void trace_totals(const struct run *r, const char *probe, enum run_mode m,
 }
 
 static void print_calls(FILE *f, const struct run *r, const char *probe,
-			enum run_mode m, uint64_t size)
+			enum conv_mode m, uint64_t size)
 {
 	double calls, ns, conv;
 	char us[32];
 
 	trace_totals(r, probe, m, size, &calls, &ns, &conv);
 	if (!calls)
-		text_line(f, "  %-12s no calls", run_mode_name[m]);
+		text_line(f, "  %-12s no calls", conv_mode_names[m]);
 	else
 		text_line(f, "  %-12s %.4g calls per conversion, %s us per call",
-			  run_mode_name[m], conv ? calls / conv : NAN,
+			  conv_mode_names[m], conv ? calls / conv : NAN,
 			  text_us(ns / calls, us, sizeof(us)));
 }
 
@@ -226,7 +225,7 @@ void print_trace(FILE *f, const struct run *r)
 		  "a size's to-shared and to-private conversions together. "
 		  "Stars are scaled per column: compare shapes, read the counts "
 		  "for volume.");
-	hist_init(&empty, CT_HIST_SUB_BITS);
+	hist_init(&empty, TRACE_HIST_SUB_BITS);
 	for (fn = trace_funcs; *fn; fn++) {
 		const char *why = not_traced(r, *fn);
 
@@ -239,13 +238,13 @@ void print_trace(FILE *f, const struct run *r)
 		for (i = 0; i < r->nsizes; i++) {
 			struct run_trace_hist *hd, *hi;
 
-			hd = run_trace_find(&t, *fn, RUN_DESTRUCTIVE, r->sizes[i]);
-			hi = run_trace_find(&t, *fn, RUN_INPLACE, r->sizes[i]);
+			hd = run_trace_find(&t, *fn, MODE_DESTRUCTIVE, r->sizes[i]);
+			hi = run_trace_find(&t, *fn, MODE_INPLACE, r->sizes[i]);
 			fputc('\n', f);
 			text_line(f, "%s, %s conversions", *fn,
 				  size_str(r->sizes[i], sz, sizeof(sz)));
-			print_calls(f, r, *fn, RUN_DESTRUCTIVE, r->sizes[i]);
-			print_calls(f, r, *fn, RUN_INPLACE, r->sizes[i]);
+			print_calls(f, r, *fn, MODE_DESTRUCTIVE, r->sizes[i]);
+			print_calls(f, r, *fn, MODE_INPLACE, r->sizes[i]);
 			if ((hd && hist_count(&hd->h)) || (hi && hist_count(&hi->h)))
 				hist_print_log2_pair(f, hd ? &hd->h : &empty,
 						     hi ? &hi->h : &empty,

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "convtrace.h"
 #include "report.h"
 #include "text.h"
 #include "threeway.h"
@@ -101,7 +100,7 @@ void threeway_setup(FILE *f, const struct run *g)
 
 /* "1 x 12.3" (calls per conversion x us per call), "no calls", "not traced" */
 static const char *per_conv(const struct run *r, const char *fn,
-			    enum run_mode m, uint64_t size, char *buf,
+			    enum conv_mode m, uint64_t size, char *buf,
 			    size_t len)
 {
 	double calls, ns, conv;
@@ -148,28 +147,28 @@ void threeway_functions(FILE *f, const struct run *r, const struct run *g)
 		for (i = 0; i < r->nsizes; i++)
 			text_line(f, "  %-5s %-20s %-20s %s",
 				  size_str(r->sizes[i], sz, sizeof(sz)),
-				  per_conv(r, pairs[k].v5, RUN_DESTRUCTIVE,
+				  per_conv(r, pairs[k].v5, MODE_DESTRUCTIVE,
 					   r->sizes[i], a, sizeof(a)),
-				  per_conv(r, pairs[k].v5, RUN_INPLACE,
+				  per_conv(r, pairs[k].v5, MODE_INPLACE,
 					   r->sizes[i], b, sizeof(b)),
-				  per_conv(g, pairs[k].gmem, RUN_GMEM,
+				  per_conv(g, pairs[k].gmem, MODE_GMEM,
 					   r->sizes[i], c, sizeof(c)));
 	}
 	if (!hg)
 		goto out;
 	/* the histograms side by side: v5 destructive, gmem's counterpart */
-	hist_init(&empty, CT_HIST_SUB_BITS);
+	hist_init(&empty, TRACE_HIST_SUB_BITS);
 	for (k = 0; k < NR_PAIRS; k++) {
 		for (i = 0; i < r->nsizes; i++) {
 			struct run_trace_hist *hd = NULL, *hgm;
 
-			hgm = run_trace_find(&tg, pairs[k].gmem, RUN_GMEM,
+			hgm = run_trace_find(&tg, pairs[k].gmem, MODE_GMEM,
 					     r->sizes[i]);
 			if (!hgm || !hist_count(&hgm->h))
 				continue;
 			if (hv)
 				hd = run_trace_find(&tv, pairs[k].v5,
-						    RUN_DESTRUCTIVE, r->sizes[i]);
+						    MODE_DESTRUCTIVE, r->sizes[i]);
 			fputc('\n', f);
 			text_line(f, "%s / %s, %s", pairs[k].v5, pairs[k].gmem,
 				  size_str(r->sizes[i], sz, sizeof(sz)));

@@ -15,7 +15,7 @@
 #include <linux/kvm.h>
 
 #include "clock_mark.h"
-#include "host_conv.h"	/* rdtsc() */
+#include "cell_types.h"	/* rdtsc() */
 
 /* KVM_GET_TSC_KHZ of a throwaway vCPU: the rate convbench's cells get */
 static long kvm_tsc_khz(void)

@@ -17,15 +17,6 @@
 #include "kvm_util.h"
 #include "workload.h"
 
-/* the host's clock for handler phases: the TSC, as the guest's */
-static inline uint64_t rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* host TSC deltas of one conversion (summed over its exits) */
 struct host_phases {
 	uint32_t exits;

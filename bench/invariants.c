@@ -117,9 +117,7 @@ uint64_t inv_check_cell(const struct cell_result *res, double tol, char *why,
 			continue;
 		if (!bad++)
 			snprintf(why, len, "vCPU %u iteration %u %s: %s (TSC "
-				 "cycles)", c->vcpu, c->iter, c->dir ==
-				 DIR_TO_PRIVATE ? "to-private" : "to-shared",
-				 buf);
+				 "cycles)", c->vcpu, c->iter, conv_dir_name(c->dir), buf);
 	}
 	return bad;
 }

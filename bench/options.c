@@ -229,17 +229,14 @@ static int parse_modes(char *arg, struct env *env, FILE *err)
 		return 2;
 	memset(env->modes, 0, sizeof(env->modes));
 	while ((tok = strsep(&rest, ","))) {
-		if (!strcmp(tok, "destructive")) {
-			env->modes[MODE_DESTRUCTIVE] = true;
-		} else if (!strcmp(tok, "inplace")) {
-			env->modes[MODE_INPLACE] = true;
-		} else if (!strcmp(tok, "gmem")) {
-			env->modes[MODE_GMEM] = true;
-		} else {
+		int m = conv_mode_of(tok);
+
+		if (m < 0) {
 			free(copy);
 			return bad(err, "mode", arg,
 				   "destructive, inplace or gmem (comma list)");
 		}
+		env->modes[m] = true;
 	}
 	free(copy);
 	if (!env->modes[MODE_DESTRUCTIVE] && !env->modes[MODE_INPLACE] &&
@@ -409,9 +406,9 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 			env->vcpus = v;
 			break;
 		case OPT_DIR:
-			if (!strcmp(optarg, "to-shared"))
+			if (conv_dir_of(optarg) == DIR_TO_SHARED)
 				env->dir_mask = DIRS_TO_SHARED;
-			else if (!strcmp(optarg, "to-private"))
+			else if (conv_dir_of(optarg) == DIR_TO_PRIVATE)
 				env->dir_mask = DIRS_TO_PRIVATE;
 			else if (!strcmp(optarg, "roundtrip"))
 				env->dir_mask = DIRS_ROUNDTRIP;

@@ -176,13 +176,8 @@ static int parse_row(char **f, const int *col, struct cell_result **res,
 		    i != C_TRIGGER && (csvr_num(f[col[i]], &v[i]) ||
 				       v[i] < 0 || v[i] > 1e15))
 			return -EINVAL;
-	for (mode = 0; mode < MODE_NR; mode++)
-		if (!strcmp(f[col[C_MODE]], conv_mode_name(mode)))
-			break;
-	if (mode == MODE_NR)
-		mode = -1;
-	dir = !strcmp(f[col[C_DIR]], "to-private") ? DIR_TO_PRIVATE :
-	      !strcmp(f[col[C_DIR]], "to-shared") ? DIR_TO_SHARED : -1;
+	mode = conv_mode_of(f[col[C_MODE]]);
+	dir = conv_dir_of(f[col[C_DIR]]);
 	size = size_parse(f[col[C_SIZE]]);
 	if (mode < 0 || dir < 0 || !size)
 		return -EINVAL;

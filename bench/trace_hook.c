@@ -9,13 +9,19 @@
 #include "trace_hook.h"
 #include "trace_lib.h"
 
+/* a cell's trace contexts after its directions' (lib/vocab.h names those) */
 static const char *const phase_name[TRACE_CTX_PER_CELL] = {
-	[DIR_TO_SHARED] = "to-shared",
-	[DIR_TO_PRIVATE] = "to-private",
 	[TRACE_CTX_WARMUP] = "warm-up",
 	[TRACE_CTX_SETUP] = "setup",
 	[TRACE_CTX_TEARDOWN] = "teardown",
 };
+
+static const char *phase_of(unsigned int ctx)
+{
+	unsigned int i = (ctx - 1) % TRACE_CTX_PER_CELL;
+
+	return i < DIR_NR ? conv_dir_name(i) : phase_name[i];
+}
 
 int trace_hook_open(struct trace_hook *h, enum trace_set set, bool counters,
 		    bool verbose)
@@ -69,7 +75,7 @@ const char *trace_hook_ctx_name(const struct trace_hook *h, unsigned int ctx,
 	}
 	snprintf(buf, len, "%s %s %s", conv_mode_name(h->cells[c].mode),
 		 size_str(h->cells[c].size, sz, sizeof(sz)),
-		 phase_name[(ctx - 1) % TRACE_CTX_PER_CELL]);
+		 phase_of(ctx));
 	return buf;
 }
 
@@ -158,7 +164,7 @@ static void csv_ctx(struct csvw *c, const struct trace_hook *h,
 	}
 	csvw_str(c, conv_mode_name(h->cells[cell].mode));
 	csvw_str(c, size_str(h->cells[cell].size, sz, sizeof(sz)));
-	csvw_str(c, phase_name[(ctx - 1) % TRACE_CTX_PER_CELL]);
+	csvw_str(c, phase_of(ctx));
 }
 
 struct csv_job {

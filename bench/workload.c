@@ -56,17 +56,6 @@ uint32_t cell_max_exits(const struct cell_params *p)
 	return n > UINT32_MAX ? UINT32_MAX : n;
 }
 
-const char *conv_mode_name(enum conv_mode m)
-{
-	return m == MODE_INPLACE ? "inplace" :
-	       m == MODE_GMEM ? "gmem" : "destructive";
-}
-
-const char *conv_dir_name(enum conv_dir d)
-{
-	return d == DIR_TO_PRIVATE ? "to-private" : "to-shared";
-}
-
 static int thp_set(const char *mode, char *old, size_t len)
 {
 	const char *path = "/sys/kernel/mm/transparent_hugepage/shmem_enabled";

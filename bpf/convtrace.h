@@ -17,7 +17,7 @@
  */
 #include "hist_bucket.h"
 
-#define CT_HIST_SUB_BITS	3
+#define CT_HIST_SUB_BITS	TRACE_HIST_SUB_BITS
 #define CT_HIST_MAX_LOG2	36
 #define CT_HIST_NBUCKETS	\
 	((CT_HIST_MAX_LOG2 - CT_HIST_SUB_BITS + 2) << CT_HIST_SUB_BITS)

@@ -28,6 +28,12 @@ typedef HIST_U64 hist_u64;
 /* buckets needed to cover all of u64 with sub_bits S */
 #define HIST_NR_BUCKETS(s)	((65u - (s)) << (s))
 
+/*
+ * The sub_bits of the kernel functions' histograms: convtrace's maps,
+ * trace.csv and whoever reads them (12.5 % wide buckets)
+ */
+#define TRACE_HIST_SUB_BITS	3
+
 /* not __always_inline: glibc's cdefs.h redefines that without a guard */
 #define HIST_INLINE static inline __attribute__((__always_inline__))
 

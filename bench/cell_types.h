@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The shared types at the bottom of bench/: the modes, the directions
+ * and triggers of a conversion, what a cell measures (its parameters),
+ * one conversion's sample and work, and a cell's result. Everything
+ * above (the modes' operations, the cell engine, the writers, the
+ * merging of boots, the command line) speaks in these; the mode and
+ * direction names are lib/vocab.h's.
+ */
+#ifndef CONVBENCH_CELL_TYPES_H
+#define CONVBENCH_CELL_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vocab.h"	/* enum conv_mode, enum conv_dir and their names */
+
+enum conv_trigger {
+	TRIGGER_EXPLICIT,	/* KVM_HC_MAP_GPA_RANGE hypercall */
+	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR
+				 * (gmem: KVM_EXIT_MEMORY_FAULT) */
+};
+
+/*
+ * Test hooks (--inject), on vCPU 0's conversion k (counting warm-up,
+ * k = 2 * iteration + direction), so that tests can make convbench meet
+ * what it must survive: a failing handler, data that reads wrong, a
+ * handler that does nothing (the guest faults again and again), a guest
+ * that stalls without exits, a sample whose timings break an invariant
+ * (what --debug and samples_check must catch).
+ */
+enum inject_kind {
+	INJECT_NONE,
+	INJECT_FAIL,		/* the host handler fails (EIO) */
+	INJECT_SKIP,		/* the host handler succeeds doing nothing */
+	INJECT_CORRUPT,		/* after a to-shared: the host flips a word */
+	INJECT_HANG,		/* the guest spins before the conversion */
+	INJECT_SKEW,		/* its sample gets a handler longer than its window */
+	INJECT_NR,
+};
+
+struct inject {
+	enum inject_kind kind;
+	uint64_t k;
+	uint64_t off;		/* corrupt: byte offset in the range */
+};
+
+#define INJECT_XOR	0x00ff00ff00ff00ffULL	/* what corrupt flips */
+
+/* what a cell measures; the guest reads a copy of it */
+struct cell_params {
+	uint32_t round;		/* which round of the run (plan.h) */
+	enum conv_mode mode;
+	uint64_t size;		/* bytes per conversion, page multiple */
+	uint32_t dir_mask;	/* 1 << DIR_* timed and recorded */
+	enum conv_trigger trigger;
+	bool preserve;		/* data must survive: guest copies (destructive) */
+	uint32_t vcpus;
+	uint32_t warmup;	/* iterations run and verified, not recorded */
+	uint32_t iterations;	/* recorded round trips; 0 with duration */
+	double duration_s;	/* > 0: run until then (iterations is the cap) */
+	uint64_t seed;
+	unsigned int stall_s;	/* a conversion taking longer fails the cell */
+	uint32_t max_exits;	/* per conversion, more fail the cell; 0: default */
+	struct inject inject;
+	bool verbose;
+	bool counts;		/* --counts: read the work of each conversion */
+	/*
+	 * --trace, --counts: label the kernel work of each conversion:
+	 * trace_ctx + DIR_* for recorded conversions, + TRACE_CTX_WARMUP
+	 * for warm-up ones (bench/trace_hook.h names them)
+	 */
+	void (*trace_set)(void *arg, unsigned int ctx);
+	void *trace_arg;
+	unsigned int trace_ctx;
+	/* called on every watchdog tick with the conversions done so far */
+	void (*progress)(void *arg, uint64_t done);
+	void *progress_arg;
+};
+
+/* a cell's trace contexts after its directions' (bench/trace_hook.h) */
+#define TRACE_CTX_WARMUP	DIR_NR
+#define TRACE_CTX_SETUP		(DIR_NR + 1)
+#define TRACE_CTX_TEARDOWN	(DIR_NR + 2)
+#define TRACE_CTX_PER_CELL	(DIR_NR + 3)
+
+/*
+ * One conversion. Guest times are guest TSC deltas, host times host TSC
+ * deltas; both TSCs tick at tsc_khz, so differences of deltas are valid.
+ */
+struct conv_sample {
+	uint32_t vcpu;
+	uint32_t iter;
+	uint32_t dir;		/* enum conv_dir */
+	uint32_t exits;		/* userspace exits the conversion took */
+	uint64_t total;		/* request to whole range usable + verified */
+	uint64_t first;		/* request to first verified access */
+	uint64_t copy;		/* guest copies (preserve, destructive) */
+	uint64_t exit_rt;	/* guest: exits' round trips (incl. handler) */
+	uint64_t fault_in;	/* guest: touching the range after the exits */
+	uint64_t host;		/* host handler, exit to re-entry */
+	uint64_t host_record;	/* KVM_SET_SW_PRIVATE_RANGE (gmem: attributes) */
+	uint64_t host_mem;	/* fallocate / punch / in-place request */
+	uint64_t host_release;	/* dropping the stale shared backing */
+};
+
+/*
+ * The work of one conversion as KVM and the kernel count it (--counts),
+ * from the request to the next one: machine independent, so the same
+ * on TCG and on hardware. The BPF counters (bench/work.h) add pages and
+ * IPIs per cell and direction.
+ */
+struct conv_work {
+	uint64_t exits;		/* VM exits but external interrupts' */
+	uint64_t npt_faults;	/* guest page faults KVM took ("pf_taken") */
+	uint64_t npt_fixed;	/* of them, mapped ("pf_fixed") */
+	uint64_t host_faults;	/* the vCPU thread's page faults (GUP too) */
+	uint64_t bytes_copied;	/* by the guest, aside and back */
+};
+
+struct cell_result {
+	struct cell_params p;
+	uint64_t tsc_khz;
+	struct conv_sample *samples;	/* malloc'd, n entries */
+	struct conv_work *work;		/* --counts: one per sample, or NULL */
+	uint64_t n;
+	uint64_t conversions;	/* incl. warm-up and unrecorded directions */
+	double wall_s;
+	bool interrupted;	/* stopped by SIGINT/SIGTERM, samples so far kept */
+	char error[512];	/* empty: every conversion verified */
+	char thp[32];		/* shmem_enabled used for the private fd */
+};
+
+/* the host's clock for handler phases: the TSC, as the guest's */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+#endif /* CONVBENCH_CELL_TYPES_H */
