@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock_mark.h"
+#include "conv_mode.h"
 #include "invariants.h"
 #include "merge.h"
 #include "options.h"

@@ -178,7 +178,7 @@ static int handle_ucall(struct worker *w)
 			 * flip is only the stand-in for the guest's bit:
 			 * its handler sets the attributes, timed there.
 			 */
-			if (k < w->max_k && p->mode != MODE_GMEM) {
+			if (k < w->max_k && conv_modes[p->mode]->flip_is_record) {
 				w->host[k].record = rdtsc() - t0;
 				w->host[k].handler += w->host[k].record;
 			}

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conv_mode.h"
 #include "report.h"
 #include "vm_exec.h"
 #include "workload.h"

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kvm_gmem.h"
 #include "workload_int.h"
 
 #define PRIV_SLOT	1
@@ -104,71 +103,6 @@ static void cell_free(struct cell *c)
 		kvm_vm_free(c->vm);
 }
 
-/*
- * Each mode runs on one of the project's two kernels: say which when
- * this one lacks what the mode needs (exit 4 in convbench)
- */
-static int gmem_mode_supported(enum conv_trigger t, char *why, size_t len)
-{
-	struct vm_opts opts = { .type = GMEM_X86_SW_PROTECTED_VM };
-	struct kvm_vm *vm = NULL;
-	long long attrs;
-	int r = gmem_supported(why, len);
-
-	if (r) {
-		snprintf(why + strlen(why), len - strlen(why), "; --mode=gmem "
-			 "runs in the 6.12 kernel (make kernel-gmem, "
-			 "FLAVOUR=gmem)");
-		return r;
-	}
-	if (t != TRIGGER_IMPLICIT)
-		return 0;
-	r = __vm_create(&vm, &opts);
-	attrs = r ? r : __vm_gmem_attributes(vm);
-	kvm_vm_free(vm);
-	if (attrs < 0) {
-		snprintf(why, len, "creating a software-protected VM: %s",
-			 strerror((int)-attrs));
-		return (int)attrs;
-	}
-	if (!(attrs & GMEM_ATTR_SW_ACCESS_FLIP)) {
-		snprintf(why, len, "--trigger=implicit needs a software-protected "
-			 "guest that can access memory as the other kind "
-			 "(KVM_MEMORY_ATTRIBUTE_SW_ACCESS_FLIP, "
-			 "kernel/patches-6.12 0001): this 6.12 kernel lacks it");
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
-int mode_supported(enum conv_mode m, enum conv_trigger t, char *why,
-		   size_t len)
-{
-	int r;
-
-	if (m == MODE_GMEM)
-		return gmem_mode_supported(t, why, len);
-	r = kvm_check_cap(KVM_CAP_PRIVATE_MEM);
-
-	if (r < 0) {
-		snprintf(why, len, "cannot open /dev/kvm: %s", strerror(-r));
-		return r;
-	}
-	if (r == 0 || kvm_check_cap(KVM_CAP_PRIVATE_MEM_SW_GFN) <= 0) {
-		snprintf(why, len, "this kernel lacks the private-memory series "
-			 "(KVM_CAP_PRIVATE_MEM and KVM_CAP_PRIVATE_MEM_SW_GFN); "
-			 "--mode=%s runs in the project's 6.1 kernel (make "
-			 "kernel)", conv_mode_name(m));
-		return -ENOTSUP;
-	}
-	if (m == MODE_INPLACE && kvm_check_cap(KVM_CAP_PRIVATE_MEM_INPLACE) <= 0) {
-		snprintf(why, len, "this kernel does not offer in-place conversion "
-			 "(no KVM_CAP_PRIVATE_MEM_INPLACE)");
-		return -ENOTSUP;
-	}
-	return 0;
-}
-
 static int cell_setup(struct cell *c, struct cell_result *res)
 {
 	const struct cell_params *p = c->p;
@@ -179,8 +113,7 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 	struct vm_opts opts = {
 		.mem_size = (VM_DEFAULT_MEM_SIZE + per_vcpu * p->vcpus +
 			     SZ_2M - 1) & ~(SZ_2M - 1),
-		.type = p->mode == MODE_GMEM ? GMEM_X86_SW_PROTECTED_VM :
-			GMEM_X86_DEFAULT_VM,
+		.type = conv_modes[p->mode]->vm_type,
 	};
 	uint64_t max_iters;
 	unsigned int i;
@@ -233,7 +166,7 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 			.dir_mask = p->dir_mask,
 			.implicit = p->trigger == TRIGGER_IMPLICIT,
 			.preserve = p->preserve,
-			.inplace = p->mode == MODE_INPLACE,
+			.inplace = conv_modes[p->mode]->shared_is_private,
 			.hang_k = p->inject.kind == INJECT_HANG && !i ?
 				  p->inject.k : GUEST_NO_HANG,
 		};
@@ -311,7 +244,7 @@ static int cell_collect(struct cell *c, struct cell_result *res)
 			 * (gmem's handler's is inside the guest's window)
 			 */
 			if (h && p->trigger == TRIGGER_IMPLICIT &&
-			    p->mode != MODE_GMEM) {
+			    conv_modes[p->mode]->flip_is_record) {
 				s->total += h->record;
 				s->first += h->record;
 			}

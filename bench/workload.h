@@ -18,13 +18,6 @@
 int cell_run(const struct cell_params *p, struct cell_result *res);
 void cell_result_free(struct cell_result *res);
 
-/*
- * Whether this kernel offers mode m with trigger t: 0, or -errno with
- * why[] saying what is missing and which kernel has it
- */
-int mode_supported(enum conv_mode m, enum conv_trigger t, char *why,
-		   size_t len);
-
 /* exits a conversion of p may take (max_exits or 2 per page + 16) */
 uint32_t cell_max_exits(const struct cell_params *p);
 

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conv_mode.h"
 #include "guest_conv.h"
-#include "host_conv.h"
 #include "kvm_stats.h"
 #include "workload.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The VMM's side of a conversion in --mode=gmem: what upstream merged
+ * --mode=gmem: what upstream merged
  * (guest_memfd, Linux 6.8+) on a software-protected VM, converted the
  * way QEMU's kvm_convert_memory() does it. The slot's private part is a
  * guest_memfd, its shared part anonymous memory; which of the two backs
@@ -23,18 +23,20 @@
 #define _GNU_SOURCE
 #endif
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "host_conv.h"
-#include "host_gmem.h"
 #include "kvm_gmem.h"
+#include "mode_common.h"
 
-int host_gmem_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
+static int gmem_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
 {
 	uint64_t off;
-	int r;
+	int r = conv_map_shared(c, false);
 
+	if (r)
+		return conv_why(c, r, "mmap of the shared part");
 	c->fd = __vm_create_guest_memfd(c->vm, c->slot_size, 0);
 	if (c->fd < 0)
 		return conv_why(c, c->fd, "KVM_CREATE_GUEST_MEMFD");
@@ -55,7 +57,7 @@ int host_gmem_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
 	return 0;
 }
 
-int host_gmem_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
+static int gmem_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 {
 	uint64_t attrs = (to_private ? 0 : GMEM_ATTR_PRIVATE) |
 			 GMEM_ATTR_SW_ACCESS_FLIP;
@@ -64,12 +66,16 @@ int host_gmem_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 	return r ? conv_why(c, r, "KVM_SET_MEMORY_ATTRIBUTES with the access flip") : 0;
 }
 
-int host_gmem_convert(struct conv_ctx *c, uint64_t off, uint64_t len,
-		      bool to_private, struct host_phases *ph)
+/* its record is always the handler's: the attributes (with_record unused) */
+static int gmem_convert(struct conv_ctx *c, uint64_t gpa, uint64_t off,
+			uint64_t len, bool to_private, bool with_record,
+			struct host_phases *ph)
 {
 	uint64_t t0 = rdtsc(), t1;
 	int r;
 
+	(void)gpa;
+	(void)with_record;
 	r = __vm_set_memory_attributes(c->vm, c->gpa + off, len,
 				       to_private ? GMEM_ATTR_PRIVATE : 0);
 	t1 = rdtsc();
@@ -85,3 +91,50 @@ int host_gmem_convert(struct conv_ctx *c, uint64_t off, uint64_t len,
 	ph->release = rdtsc() - t1;
 	return r ? conv_why(c, r, "madvise(MADV_DONTNEED) of the shared part") : 0;
 }
+
+/*
+ * Each mode runs on one of the project's two kernels: say which when
+ * this one lacks what the mode needs (exit 4 in convbench)
+ */
+static int gmem_mode_supported(enum conv_mode m, enum conv_trigger t,
+			       char *why, size_t len)
+{
+	struct vm_opts opts = { .type = GMEM_X86_SW_PROTECTED_VM };
+	struct kvm_vm *vm = NULL;
+	long long attrs;
+	int r = gmem_supported(why, len);
+
+	(void)m;
+	if (r) {
+		snprintf(why + strlen(why), len - strlen(why), "; --mode=gmem "
+			 "runs in the 6.12 kernel (make kernel-gmem, "
+			 "FLAVOUR=gmem)");
+		return r;
+	}
+	if (t != TRIGGER_IMPLICIT)
+		return 0;
+	r = __vm_create(&vm, &opts);
+	attrs = r ? r : __vm_gmem_attributes(vm);
+	kvm_vm_free(vm);
+	if (attrs < 0) {
+		snprintf(why, len, "creating a software-protected VM: %s",
+			 strerror((int)-attrs));
+		return (int)attrs;
+	}
+	if (!(attrs & GMEM_ATTR_SW_ACCESS_FLIP)) {
+		snprintf(why, len, "--trigger=implicit needs a software-protected "
+			 "guest that can access memory as the other kind "
+			 "(KVM_MEMORY_ATTRIBUTE_SW_ACCESS_FLIP, "
+			 "kernel/patches-6.12 0001): this 6.12 kernel lacks it");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+const struct conv_mode_ops mode_gmem = {
+	.supported = gmem_mode_supported,
+	.vm_type = GMEM_X86_SW_PROTECTED_VM,
+	.init = gmem_init,
+	.flip = gmem_flip,
+	.convert = gmem_convert,
+};
