@@ -29,6 +29,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -112,51 +113,46 @@ void stress_fail(struct stress *s, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------ */
-/* the VMM's conversion, as convbench does it                          */
+/* the VMM's conversion: convbench's own (bench/modes/host_conv.c)    */
+
+/*
+ * A pin of the pin thread, or a page cache walker's reference, is short:
+ * wait it out (convbench fails instead), up to BUSY_MAX_US
+ */
+static bool busy_retry(struct conv_ctx *c, enum conv_busy why,
+		       unsigned int tries)
+{
+	struct stress_slot *sl = (struct stress_slot *)
+		((char *)c - offsetof(struct stress_slot, conv));
+
+	(void)tries;
+	if (now_us() - sl->busy_t0 >= BUSY_MAX_US)
+		return false;
+	stress_count(&st, why == CONV_BUSY_PUNCH ? C_PUNCH_RETRY :
+		     C_CONV_BUSY_RETRY, 1);
+	sleep_us(BUSY_RETRY_US);
+	return true;
+}
 
 static int convert(struct stress_vcpu *v, uint64_t gpa, uint64_t npages,
 		   bool to_private)
 {
 	unsigned int s = v->g->req_slot, preserve = v->g->req_preserve;
+	struct host_phases ph = { 0 };
 	struct stress_slot *sl;
-	uint64_t off, len = npages * PAGE, t0, p;
+	uint64_t off, len = npages * PAGE, p;
 	int r;
 
 	if (s >= STRESS_SLOTS)
 		return -EINVAL;
 	sl = &st.slot[s];
 	off = gpa - sl->gpa;
-	if (gpa < sl->gpa || off + len > sl->guest_bytes)
-		return -EINVAL;
 
 	pthread_rwlock_wrlock(&sl->lock);
-	r = __vm_set_sw_private(vm, gpa, len, to_private);
-	if (!r && !sl->inplace && !to_private) {
-		/* EAGAIN: a page of the range stays referenced, punch again */
-		t0 = now_us();
-		while ((r = __private_punch_hole(sl->fd, off, len)) == -EAGAIN &&
-		       now_us() - t0 < BUSY_MAX_US) {
-			stress_count(&st, C_PUNCH_RETRY, 1);
-			sleep_us(BUSY_RETRY_US);
-		}
-	} else if (!r && !sl->inplace) {
-		r = __private_fallocate(sl->fd, off, len);
-		/* the stale shared copy goes back to the host */
-		if (!r && madvise(sl->shared + off, len, MADV_DONTNEED))
-			r = -errno;
-	} else if (!r) {
-		unsigned int flags =
-			(to_private ? INPLACE_TO_PRIVATE : INPLACE_TO_SHARED) |
-			(preserve ? INPLACE_PRESERVE : INPLACE_ZERO);
-
-		t0 = now_us();
-		/* the pin thread's pins are short: wait them out */
-		while ((r = memfd_convert(sl->fd, off, len, flags, NULL)) ==
-		       -MEMFD_CONVERT_BUSY_ERRNO && now_us() - t0 < BUSY_MAX_US) {
-			stress_count(&st, C_CONV_BUSY_RETRY, 1);
-			sleep_us(BUSY_RETRY_US);
-		}
-	}
+	sl->conv.preserve = preserve;
+	sl->busy_t0 = now_us();
+	/* the record, then the memory: as convbench's explicit trigger */
+	r = host_conv_convert(&sl->conv, gpa, len, to_private, true, &ph);
 	if (!r)
 		for (p = off / PAGE; p < (off + len) / PAGE; p++)
 			sl->shadow[p] = !to_private;
@@ -503,6 +499,20 @@ static int slot_setup(unsigned int s, uint32_t id, uint64_t gpa, uint64_t size,
 		r = __vm_set_sw_private(vm, gpa, size, true);
 	if (!r)
 		r = __private_fallocate(sl->fd, 0, size);
+	/*
+	 * huge stays false: a to-private drops the shared pages of the
+	 * converted range only, as convstress always did
+	 */
+	sl->conv = (struct conv_ctx) {
+		.vm = vm,
+		.mode = sl->inplace ? MODE_INPLACE : MODE_DESTRUCTIVE,
+		.fd = sl->fd,
+		.gpa = gpa,
+		.slot_size = guest_bytes,
+		.size = PAGE,
+		.shared = sl->shared,
+		.retry = busy_retry,
+	};
 	return r;
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "conv_mode.h"
 #include "kvm_stats.h"
 #include "stress.h"
 #include "verdict.h"
@@ -40,6 +41,9 @@ struct stress_slot {
 	/* the handler writes around a conversion, checkers read */
 	pthread_rwlock_t lock;
 	bool inplace;
+	/* the VMM's conversion of the slot: convbench's (bench/modes/) */
+	struct conv_ctx conv;
+	uint64_t busy_t0;	/* a busy conversion waits from here */
 };
 
 /* a vCPU of the storm and the thread that runs it */
