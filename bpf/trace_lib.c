@@ -328,7 +328,7 @@ static void attach_tracepoints(struct conv_trace *t)
 	}
 }
 
-static void report(struct conv_trace *t)
+static void say_attached(struct conv_trace *t)
 {
 	int n, fentry = 0, kprobe = 0, tps = 0, absent;
 	char lacks[80] = "";
@@ -503,7 +503,7 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 	attach_funcs(t);
 	attach_tracepoints(t);
 	attach_counters(t);
-	report(t);
+	say_attached(t);
 	return t;
 fail:
 	conv_trace_close(t);
