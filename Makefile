@@ -108,7 +108,7 @@ include tests/Makefile.inc
 # report and its plots (the report writes the ratios.csv they draw);
 # the last line names the run's folder
 bench: deps kernel kernel-gmem convbench bpf $(ANALYSIS_REPORT)
-	$(Q)run=$$(bench/run-bench.sh) && \
+	$(Q)run=$$(bench/vm/run-bench.sh) && \
 	$(MAKE) --no-print-directory report RUN="$$run" >/dev/null && \
 	$(MAKE) --no-print-directory plot RUN="$$run" && \
 	echo "bench: done: $$run"

@@ -24,15 +24,15 @@
 #include "report.h"
 #include "trace_hook.h"
 #include "vm_exec.h"
-#include "work.h"
-#include "workload.h"
+#include "work_counts.h"
+#include "cell.h"
 
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-	workload_request_stop();
+	cell_request_stop();
 }
 
 /* the first SIGINT/SIGTERM stops the run and keeps it, a second kills */
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 
 		progress_init(&progress, plan, nplan, &proto);
 	}
-	for (i = 0; i < nplan && !workload_stop_requested(); i++) {
+	for (i = 0; i < nplan && !cell_stop_requested(); i++) {
 		struct cell_params p = params_of(&env, &plan[i]);
 
 		trace_hook_cell(&hook, &p);

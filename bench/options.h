@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* convbench's command line: parsed into struct env, checked, no KVM needed */
+/* convbench's command line: parsed into struct env (run_env.h), checked, no KVM needed */
 #ifndef CONVBENCH_OPTIONS_H
 #define CONVBENCH_OPTIONS_H
 
@@ -7,68 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "run_env.h"
 #include "units.h"
-#include "workload.h"
-
-#define MAX_SIZES	16
-
-enum out_format {
-	FORMAT_TEXT,
-	FORMAT_CSV,
-	FORMAT_JSON,
-};
-
-/* --trace=SET: which kernel functions convtrace times */
-enum trace_set {
-	TRACE_OFF,
-	TRACE_DEFAULT,	/* the three named functions + the in-place entry */
-	TRACE_ALL,	/* the wide set and the tracepoint rows */
-};
-
-#define MAX_ROUNDS	64
-
-enum dir_choice {
-	DIRS_TO_SHARED = 1 << DIR_TO_SHARED,
-	DIRS_TO_PRIVATE = 1 << DIR_TO_PRIVATE,
-	DIRS_ROUNDTRIP = DIRS_TO_SHARED | DIRS_TO_PRIVATE,
-};
-
-struct env {
-	bool modes[MODE_NR];
-	uint64_t sizes[MAX_SIZES];
-	unsigned int nsizes;
-	uint32_t iterations;	/* 0 when --duration is given */
-	double duration_s;
-	uint32_t warmup;
-	uint32_t vcpus;
-	uint32_t dir_mask;
-	enum conv_trigger trigger;
-	bool preserve;
-	const char *out_dir;	/* NULL: no files */
-	enum out_format format;
-	uint64_t seed;
-	unsigned int stall_s;
-	uint32_t max_exits;	/* 0: cell_max_exits() default */
-	struct inject inject;
-	bool debug;		/* check every sample (invariants.h) */
-	enum trace_set trace;
-	bool counts;		/* count the work of each conversion */
-	uint32_t rounds;	/* the matrix this many times */
-	uint32_t first_round;	/* number of the first (make bench: the boot) */
-	uint64_t order_seed;	/* shuffles the sizes of each round */
-	const char *merge;	/* --merge=DIR: rounds of make bench's boots */
-	const char *gmem_run;	/* --gmem-run=DIR: gmem's merged run */
-	const char *history;	/* --history=DIR: earlier runs (results/) */
-	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
-	bool verbose;
-	/* a host kernel without the series: re-run in the project's VM */
-	bool no_vm;		/* --no-vm: never */
-	uint32_t vm_cpus;	/* 0: vcpus + 1, at least 2 */
-	uint32_t vm_mem_mb;	/* 0: enough for the largest cell */
-	uint32_t vm_timeout_s;
-	int argc;		/* for the provenance record */
-	char **argv;
-};
 
 /*
  * Parse argv into env. Returns 0, 1 when --help was printed (exit 0), or

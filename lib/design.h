@@ -8,7 +8,7 @@
  * replayed, and read by the intervals (lib/effect.h) for the
  * covariates they need.
  *
- * Vocabulary (bench/plan.h's, extended):
+ * Vocabulary (bench/cell/plan.h's, extended):
  *   round  R rounds; a round boots each kernel asked for once: the v5
  *          kernel (6.1 with the series: modes destructive and inplace)
  *          and the gmem kernel (6.12: mode gmem).
@@ -57,7 +57,7 @@
  * design; design_json() also lists every boot's cells.
  *
  * Integration (after the reorganisation of bench/): plan_build()
- * (bench/plan.c) keeps serving one-boot convbench runs; make bench asks
+ * (bench/cell/plan.c) keeps serving one-boot convbench runs; make bench asks
  * for the design once on the host (convbench --design=JSON or its
  * parameters and seed), passes each boot its id, and vm-bench.sh runs
  * that boot's cells in order: the untraced and traced phases (no more
@@ -79,7 +79,7 @@
 #define DESIGN_MAX_SIZES	16
 #define DESIGN_MAX_BLOCKS	16
 
-/* the numbering of bench/workload.h's enum conv_mode */
+/* the numbering of lib/vocab.h's enum conv_mode */
 enum design_mode { DESIGN_DESTRUCTIVE, DESIGN_INPLACE, DESIGN_GMEM,
 		   DESIGN_NMODES };
 enum design_kernel { DESIGN_K_V5, DESIGN_K_GMEM, DESIGN_NKERNELS };

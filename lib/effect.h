@@ -102,7 +102,7 @@
  * family's intervals holds for all to hold jointly (Bonferroni).
  *
  * Integration (after the reorganisation of bench/), replacing:
- * - bench/cellstats.c ratio_stats_build(): the per-round ratios stay
+ * - bench/out/cellstats.c ratio_stats_build(): the per-round ratios stay
  *   (per_round in summary.json) but the interval comes from
  *   effect_units() over the design's cells (one effect_run per cell:
  *   unit = boot id, its block, num = inplace, value = the cell's p50;
@@ -110,16 +110,16 @@
  *   mean over rounds becomes exp(intercept). ratio_pct_intervals()
  *   goes. p90/p99 ratios may use the same fit on the cells' p90/p99
  *   where shown; their bands are item 5's business.
- * - bench/merge_gmem.c pair(): gm/de and in/gm units are rounds
+ * - bench/merge/merge_gmem.c pair(): gm/de and in/gm units are rounds
  *   (unpaired: the gmem boot's gmem cells against the v5 boot's
  *   destructive or inplace cells), covariates design_round_time() and
  *   design_kernel_code(); in/gm flagged derived.
- * - bench/history.c history_apply() and history_load(), the
+ * - bench/out/history.c history_apply() and history_load(), the
  *   between-run term of ratio_pct_intervals() and lib/stats.c
  *   stats_between_runs(): out of every interval; run-bench.sh stops
  *   passing --history to the merge; history.c's matching (with the
  *   host identity of item 3) moves to the repeatability command.
- * - bench/merge.c merge_run(): family = design_family(&design, 2) (12,
+ * - bench/merge/merge.c merge_run(): family = design_family(&design, 2) (12,
  *   not 18); a joint interval, if kept, at effect_joint_conf(0.95,
  *   family). overhead_of() can take the same fit (unit = boot, num =
  *   traced cells, den = untraced, paired by size and block: T is

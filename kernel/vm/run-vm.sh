@@ -351,7 +351,7 @@ fi
 		next
 	}
 	# the host clock when a clock mark arrives (make bench checks the
-	# guest TSC against it, bench/clock_mark.h)
+	# guest TSC against it, bench/vm/clock_mark.h)
 	inside && (i = index($0, "CONVBENCH-CLOCK ")) {
 		"date +%s.%N" | getline t; close("date +%s.%N")
 		print "host_s=" t, substr($0, i) >clockf; fflush(clockf)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ./convbench typed on the host, whose kernel lacks the series: it runs
-# itself in the project's kernel (bench/run-in-vm.sh). Three short
+# itself in the project's kernel (bench/vm/run-in-vm.sh). Three short
 # boots: a run with --trace (0.6 s per cell, progress drawn as on a
 # terminal) whose --out has a space and '=' in its name comes back whole
 # and exits 0; an injected failure's exit status 1 and its message come

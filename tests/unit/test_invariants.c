@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench/invariants.c: a conversion that is plausible in every mode,
+ * bench/cell/invariants.c: a conversion that is plausible in every mode,
  * trigger, direction and content mode passes; each way a driver bug
  * shows in the timings (components over the total, a copy where none is
  * made, host phases of another conversion, a window that ends before

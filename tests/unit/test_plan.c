@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench/plan.c, the running order of convbench's cells: every round
+ * bench/cell/plan.c, the running order of convbench's cells: every round
  * runs every (mode, size) once, a size's two modes back to back, the
  * first mode alternating across the run (also across --first-round
  * boots), the sizes shuffled by the seed and the round: the same seed

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * samples_check FILE...: every row of convbench's samples.csv against the
- * timing invariants of bench/invariants.h (the same code convbench
+ * timing invariants of bench/cell/invariants.h (the same code convbench
  * --debug runs), at samples.csv's resolution (whole ns: tolerance 2 ns).
  * Static: it runs in the VM next to convbench and on the host.
  *

@@ -2,7 +2,7 @@
 /*
  * ./convbench on a kernel without the private-memory series (every
  * kernel a developer has): run the same command in the project's kernel
- * under QEMU, as virtme-ng's `vng -- CMD` does. bench/run-in-vm.sh of the
+ * under QEMU, as virtme-ng's `vng -- CMD` does. bench/vm/run-in-vm.sh of the
  * tree this binary was built in boots the VM; this side decides whether
  * to go, sizes the VM for the run and rewrites --out to a guest path.
  */
@@ -17,7 +17,7 @@
 #include "conv_mode.h"
 #include "report.h"
 #include "vm_exec.h"
-#include "workload.h"
+#include "cell.h"
 
 #define GUEST_OUT	"/out/run"
 
@@ -90,7 +90,7 @@ static int find_script(const char *exe, char *script, size_t len)
 			return -ENOENT;
 		*slash = '\0';
 	}
-	if ((size_t)snprintf(script, len, "%s/bench/run-in-vm.sh", top) >= len)
+	if ((size_t)snprintf(script, len, "%s/bench/vm/run-in-vm.sh", top) >= len)
 		return -ENAMETOOLONG;
 	return access(script, X_OK) ? -errno : 0;
 }
@@ -138,7 +138,7 @@ int vm_exec(const struct env *env, const char *why)
 	}
 	r = find_script(exe, script, sizeof(script));
 	if (r) {
-		fprintf(stderr, "convbench: %s; and %s is not in a convbench tree (no bench/run-in-vm.sh: %s), so it cannot run itself in the project's kernel; use make vm CMD='convbench ...' there, or --no-vm\n",
+		fprintf(stderr, "convbench: %s; and %s is not in a convbench tree (no bench/vm/run-in-vm.sh: %s), so it cannot run itself in the project's kernel; use make vm CMD='convbench ...' there, or --no-vm\n",
 			why, exe, strerror(-r));
 		return 4;
 	}

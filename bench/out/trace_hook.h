@@ -25,8 +25,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "options.h"
-#include "workload.h"
+#include "run_env.h"
+#include "cell_types.h"
 
 struct conv_trace;
 struct report;

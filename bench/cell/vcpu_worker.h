@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What workload.c (a cell's VM, its setup and results) and vcpu_worker.c
- * (the vCPU threads and their watchdog) share. Not for other users.
+ * What cell.c (a cell's VM, its setup and results) and vcpu_worker.c
+ * (the vCPU threads and their watchdog) share: the cell and its
+ * workers, which cell.c sets up and vcpu_worker.c runs. Not for other
+ * users.
  */
-#ifndef CONVBENCH_WORKLOAD_INT_H
-#define CONVBENCH_WORKLOAD_INT_H
+#ifndef CONVBENCH_VCPU_WORKER_H
+#define CONVBENCH_VCPU_WORKER_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,9 +16,9 @@
 #include "conv_mode.h"
 #include "guest_conv.h"
 #include "kvm_stats.h"
-#include "workload.h"
+#include "cell.h"
 
-/* what --counts reads at each conversion's start (bench/vcpu_worker.c) */
+/* what --counts reads at each conversion's start (bench/cell/vcpu_worker.c) */
 struct work_snap {
 	uint64_t exits, pf_taken, pf_fixed, faults;
 };
@@ -72,9 +74,9 @@ void worker_signals_init(void);
 void *worker_main(void *arg);
 /*
  * Until every vCPU thread is done: end the cell after duration_s, stop
- * it on SIGINT/SIGTERM (workload_request_stop), and stop a vCPU whose
+ * it on SIGINT/SIGTERM (cell_request_stop), and stop a vCPU whose
  * conversion takes longer than stall_s. Sleeps between checks.
  */
 void cell_watch(struct cell *c, struct cell_result *res);
 
-#endif /* CONVBENCH_WORKLOAD_INT_H */
+#endif /* CONVBENCH_VCPU_WORKER_H */

@@ -13,6 +13,7 @@
 
 #include "provenance.h"
 #include "report.h"
+#include "units.h"
 
 static void json_pcts(struct jsonw *w, const struct cell_stats *c)
 {

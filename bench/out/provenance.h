@@ -8,7 +8,7 @@
 #define CONVBENCH_PROVENANCE_H
 
 #include "jsonw.h"
-#include "options.h"
+#include "run_env.h"
 
 /* write the "provenance" object's members into an open JSON object */
 void provenance_write(struct jsonw *w, const struct env *env);

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workload.h"
+#include "cell_types.h"
 
 struct plan_cell {
 	uint32_t round;

@@ -22,23 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "workload_int.h"
+#include "vcpu_worker.h"
 
 #define PRIV_SLOT	1
 #define PRIV_GPA	(1ULL << 30)
 #define MAX_SAMPLES	200000ULL	/* per vCPU, both directions */
-
-static volatile sig_atomic_t stop_requested;
-
-void workload_request_stop(void)
-{
-	stop_requested = 1;
-}
-
-bool workload_stop_requested(void)
-{
-	return stop_requested;
-}
 
 /*
  * An implicit conversion faults at most once per 4K page, an explicit

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cell.h"
 #include "csvr.h"
 #include "csvw.h"
 #include "hist.h"

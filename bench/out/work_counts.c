@@ -5,7 +5,7 @@
 
 #include "convtrace.h"
 #include "trace_lib.h"
-#include "work.h"
+#include "work_counts.h"
 
 const char *const work_count_name[WC_NR] = {
 	[WC_EXITS] = "exits",

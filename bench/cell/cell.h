@@ -5,8 +5,8 @@
  * back, every conversion verified by the guest and timed by the guest
  * (TSC) and by the host handler (TSC).
  */
-#ifndef CONVBENCH_WORKLOAD_H
-#define CONVBENCH_WORKLOAD_H
+#ifndef CONVBENCH_CELL_H
+#define CONVBENCH_CELL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,7 +25,7 @@ uint32_t cell_max_exits(const struct cell_params *p);
  * Stop the running cell within a second, keeping what was measured, and
  * start no other (async-signal-safe)
  */
-void workload_request_stop(void);
-bool workload_stop_requested(void);
+void cell_request_stop(void);
+bool cell_stop_requested(void);
 
-#endif /* CONVBENCH_WORKLOAD_H */
+#endif /* CONVBENCH_CELL_H */

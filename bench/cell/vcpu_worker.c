@@ -24,7 +24,20 @@
 #include <sys/resource.h>
 
 #include "gmem_uapi.h"
-#include "workload_int.h"
+#include "vcpu_worker.h"
+
+/* SIGINT/SIGTERM: the watchdog stops the cell, convbench starts no other */
+static volatile sig_atomic_t stop_requested;
+
+void cell_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+bool cell_stop_requested(void)
+{
+	return stop_requested;
+}
 
 #define KICK_SIGNAL	(SIGRTMIN + 5)
 #define WATCH_TICK_MS	100
@@ -445,7 +458,7 @@ void cell_watch(struct cell *c, struct cell_result *res)
 
 			if (atomic_load(&w->done))
 				continue;
-			if (workload_stop_requested()) {
+			if (cell_stop_requested()) {
 				kick(w, KICK_STOP);
 			} else if (d != last_done[i]) {
 				last_done[i] = d;

@@ -7,7 +7,7 @@
  * CSV into the same struct.
  *
  * With the guest's t0 (request) .. t3 (whole range usable) and the
- * samples of bench/guest_conv.c, the invariants are (rec: the record
+ * samples of bench/cell/guest_conv.c, the invariants are (rec: the record
  * update a v5 mode's implicit conversion's sample includes, 0 for
  * explicit ones, whose record update lies inside the exit round trip,
  * and for gmem, whose handler's record update lies inside the faulting
@@ -42,7 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workload.h"
+#include "cell_types.h"
 
 /* one conversion, in one unit (TSC cycles or ns) */
 struct inv_sample {

@@ -15,7 +15,7 @@
  * statistic. OUT gets samples.csv (valid rounds), samples-traced.csv,
  * hist.csv, histograms.txt, trace.csv and trace-totals.csv (summed over
  * boots), overhead.txt and summary.json: the statistics of
- * bench/cellstats.h, the work counts of every boot with whether they
+ * bench/out/cellstats.h, the work counts of every boot with whether they
  * agree, and the probes' overhead: per cell the traced over the
  * untraced p50 of each boot (both rounds ran in the same boot, which
  * first alternating), with a t interval over boots.
@@ -28,13 +28,13 @@
 
 #include "cellstats.h"
 #include "jsonr.h"
-#include "options.h"
-#include "workload.h"
+#include "run_env.h"
+#include "cell_types.h"
 
 /* the exit status: 0, 1 (nothing valid, a file failed), 2 (bad DIR) */
 int merge_run(const struct env *env);
 
-/* ---- --gmem-run=GDIR: ratios against gmem (bench/merge_gmem.c) ---- */
+/* ---- --gmem-run=GDIR: ratios against gmem (bench/merge/merge_gmem.c) ---- */
 
 struct report;
 struct report_extra;
@@ -60,7 +60,7 @@ void merge_gmem_add(struct merge_gmem *g, struct report *rep,
 		    struct report_extra *x);
 void merge_gmem_free(struct merge_gmem *g);
 
-/* ---- reading DIR (bench/merge_read.c) ---- */
+/* ---- reading DIR (bench/merge/merge_read.c) ---- */
 
 #define MERGE_MAX_BOOTS	MAX_ROUNDS
 

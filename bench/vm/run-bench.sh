@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: R rounds, each in a fresh boot of the project's 6.1 kernel
-# (bench/vm-bench.sh: the matrix in the v5 modes, destructive and
+# (bench/vm/vm-bench.sh: the matrix in the v5 modes, destructive and
 # inplace, untraced and traced, which first alternating by boot, then the
 # work counts) and in a fresh boot of the 6.12 kernel (the same in gmem
 # mode: guest_memfd as merged), which kernel first alternating by round;
@@ -11,9 +11,9 @@
 # gmem boots' in its gmem/ subfolder with their own summary and
 # provenance, and the 6.1 merge's ratios against gmem (round by round),
 # its intervals widened by the spread of the earlier runs of the same
-# build in results/ (bench/history.h).
+# build in results/ (bench/out/history.h).
 #
-#   bench/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
+#   bench/vm/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]
 #
 # Environment: BENCH_ROUNDS (10), BENCH_ITERATIONS (300 per cell and
@@ -24,7 +24,7 @@
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # rounds, not conversions, are what the intervals rest on: a round's
 # p50 ratio moves by ~9% (4K) and ~4% (2M) from boot to boot, and by
@@ -77,7 +77,7 @@ while ! mkdir "$run" 2>/dev/null; do	# never reuse a folder
 done
 say "results go to $run"
 
-adds=(--add "$cb" --add bench/vm-bench.sh)
+adds=(--add "$cb" --add bench/vm/vm-bench.sh)
 hf=0
 # hyperfine is dynamically linked: run-vm brings its loader and libraries
 if [ "${BENCH_HYPERFINE:-1}" = 1 ] && command -v hyperfine >/dev/null; then
@@ -92,7 +92,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/boots"
 
 # The guest's TSC against the host's clock over the boot: clock.env.
-# Each mark is a group of lines (bench/clock_mark.h); a line's host stamp
+# Each mark is a group of lines (bench/vm/clock_mark.h); a line's host stamp
 # minus its TSC time is the clocks' offset plus the console's latency,
 # which jumps now and then (a busy host, the first line of a boot):
 # the median offset of each group, and the rate between the groups.

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "plan.h"
-#include "workload.h"
+#include "cell_types.h"
 
 enum progress_how {
 	PROGRESS_OFF,

@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "cellstats.h"
-#include "workload.h"
+#include "cell_types.h"
 
 int samples_write_csv(FILE *f, const struct cell_result *res, size_t n);
 int hist_write_csv_cells(FILE *f, const struct run_stats *rs);

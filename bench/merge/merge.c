@@ -14,7 +14,7 @@
 #include "report.h"
 #include "samples.h"
 #include "stats.h"
-#include "work.h"
+#include "work_counts.h"
 
 /* the probes' overhead goals of issue 10, under TCG */
 #define GOAL_2M_PCT	5.0

@@ -9,7 +9,7 @@
  *   p50's 95% t interval over the rounds' p50s; median phases.
  * - per (size, direction) with both modes: for p50, p90 and p99 the
  *   ratio inplace/destructive of every round, their geometric mean, the
- *   95% intervals of struct ratio_pct (from the rounds; bench/history.h
+ *   95% intervals of struct ratio_pct (from the rounds; bench/out/history.h
  *   adds the spread between earlier runs), and the ratio of the pooled
  *   percentiles. A tail ratio (p90, p99) is "shown" only
  *   when at least STATS_TAIL_MIN samples lie beyond that percentile in
@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "options.h"
-#include "workload.h"
+#include "run_env.h"
+#include "cell_types.h"
 
 #define CS_CONF		0.95
 #define STATS_TAIL_MIN	50	/* samples beyond a percentile to show it */

@@ -15,10 +15,10 @@
  * been seen held back for a whole boot under TCG, then flushed at once:
  * with CONVBENCH_CLOCK_KMSG=1 in the environment the lines go to
  * /dev/kmsg as error-level records instead, which the kernel writes to
- * the console synchronously (bench/vm-bench.sh sets it). The console's
+ * the console synchronously (bench/vm/vm-bench.sh sets it). The console's
  * latency still jumps now and then (a busy host): a mark is
  * CLOCK_MARK_LINES lines,
- * CLOCK_MARK_GAP_MS apart, and bench/run-bench.sh takes the median
+ * CLOCK_MARK_GAP_MS apart, and bench/vm/run-bench.sh takes the median
  * offset of each group, then the TSC rate between the groups.
  */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The earlier runs of the same build on the same machine: bench/history.h.
+ * The earlier runs of the same build on the same machine: bench/out/history.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -19,7 +19,7 @@
 #include "jsonw.h"
 #include "stats.h"
 #include "units.h"
-#include "workload.h"
+#include "cell_types.h"
 
 /* provenance members two runs must share */
 static const char *const same_keys[] = {

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What ./convbench runs on a kernel without the private-memory series
-# (bench/vm_exec.c): the same convbench command in the project's kernel
+# (bench/vm/vm_exec.c): the same convbench command in the project's kernel
 # under QEMU (kernel/vm/run-vm.sh), its stdout and stderr passed on as
 # they come, the guest's --out brought back to the host's, convbench's
 # exit status as ours. It never builds a kernel: without one it says
 # which command does, and exits 4.
 #
-#   bench/run-in-vm.sh --cpus N --mem MB --timeout S --why TEXT
+#   bench/vm/run-in-vm.sh --cpus N --mem MB --timeout S --why TEXT
 #                      [--out HOSTDIR] -- CONVBENCH ARGS...
 #
 # convbench has checked the arguments and claimed HOSTDIR (empty);
@@ -19,7 +19,7 @@
 # VM gave no status (kernel/vm/README.md), the VM's folder kept.
 set -euo pipefail
 
-top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 say() { echo "convbench: $*" >&2; }
 
 cpus=2 mem=2048 timeout=86400 why='this kernel lacks the private-memory series' out=

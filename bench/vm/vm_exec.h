@@ -6,13 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "options.h"
+#include "run_env.h"
 
 /* this kernel lacks the series (why says so) and the run may go to the VM */
 bool vm_exec_wanted(const struct env *env, char *why, size_t len);
 
 /*
- * Exec bench/run-in-vm.sh with the same arguments (--out as a guest
+ * Exec bench/vm/run-in-vm.sh with the same arguments (--out as a guest
  * path, --no-vm added). Returns only on failure: 2 for a bad --out, 4
  * when the VM cannot be used, after saying why.
  */
