@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -126,51 +127,6 @@ static const char usage[] =
 "4 the kernel lacks the feature, 128+N stopped by signal N (SIGINT,\n"
 "SIGTERM: within a second, what was measured is written; a second\n"
 "signal kills at once).\n";
-
-enum {
-	OPT_MODE = 256, OPT_SIZE, OPT_ITER, OPT_DURATION, OPT_WARMUP,
-	OPT_VCPUS, OPT_DIR, OPT_TRIGGER, OPT_PRESERVE, OPT_NO_PRESERVE,
-	OPT_OUT, OPT_FORMAT, OPT_SEED, OPT_STALL, OPT_TRACE, OPT_MAX_EXITS,
-	OPT_DEBUG, OPT_INJECT, OPT_ROUNDS, OPT_FIRST_ROUND, OPT_ORDER_SEED,
-	OPT_COUNTS, OPT_MERGE, OPT_GMEM_RUN, OPT_HISTORY, OPT_CLOCK_MARK, OPT_NO_VM,
-	OPT_VM_CPUS, OPT_VM_MEM, OPT_VM_TIMEOUT,
-};
-
-static const struct option long_opts[] = {
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "iterations", required_argument, NULL, OPT_ITER },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "vcpus", required_argument, NULL, OPT_VCPUS },
-	{ "direction", required_argument, NULL, OPT_DIR },
-	{ "trigger", required_argument, NULL, OPT_TRIGGER },
-	{ "preserve", no_argument, NULL, OPT_PRESERVE },
-	{ "no-preserve", no_argument, NULL, OPT_NO_PRESERVE },
-	{ "out", required_argument, NULL, OPT_OUT },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "stall-timeout", required_argument, NULL, OPT_STALL },
-	{ "trace", optional_argument, NULL, OPT_TRACE },
-	{ "rounds", required_argument, NULL, OPT_ROUNDS },
-	{ "first-round", required_argument, NULL, OPT_FIRST_ROUND },
-	{ "order-seed", required_argument, NULL, OPT_ORDER_SEED },
-	{ "counts", no_argument, NULL, OPT_COUNTS },
-	{ "merge", required_argument, NULL, OPT_MERGE },
-	{ "gmem-run", required_argument, NULL, OPT_GMEM_RUN },
-	{ "history", required_argument, NULL, OPT_HISTORY },
-	{ "clock-mark", required_argument, NULL, OPT_CLOCK_MARK },
-	{ "max-exits", required_argument, NULL, OPT_MAX_EXITS },
-	{ "debug", no_argument, NULL, OPT_DEBUG },
-	{ "inject", required_argument, NULL, OPT_INJECT },
-	{ "no-vm", no_argument, NULL, OPT_NO_VM },
-	{ "vm-cpus", required_argument, NULL, OPT_VM_CPUS },
-	{ "vm-mem", required_argument, NULL, OPT_VM_MEM },
-	{ "vm-timeout", required_argument, NULL, OPT_VM_TIMEOUT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 uint64_t parse_size(const char *s)
 {
@@ -339,14 +295,236 @@ static int check_inject(const struct env *env, FILE *err)
 	return 0;
 }
 
-int parse_options(int argc, char **argv, struct env *env, FILE *out,
-		  FILE *err)
+/*
+ * The option table, as perf's: each option's name, argument, parser and
+ * what a bad value is told it expects. --help is the usage text above.
+ */
+struct opt_ctx {
+	struct env *env;
+	FILE *out, *err;
+	bool have_iter;		/* --iterations given (excludes --duration) */
+};
+
+struct opt {
+	const char *name;
+	int has_arg;		/* getopt_long's no_, required_, optional_argument */
+	int short_name;		/* 0: long only */
+	int (*parse)(const struct opt *o, const char *arg, struct opt_ctx *c);
+	/* for the generic parsers: the field of struct env and its bounds */
+	size_t off;
+	size_t size;		/* of the field: 1 (bool), 4 or 8 */
+	unsigned long long min, max;
+	const char *expected;
+};
+
+#define FIELD(f)	.off = offsetof(struct env, f), \
+			.size = sizeof(((struct env *)0)->f)
+
+static void *field(const struct opt *o, struct opt_ctx *c)
+{
+	return (char *)c->env + o->off;
+}
+
+/* a whole number in [min, max] into a 4- or 8-byte field */
+static int opt_uint(const struct opt *o, const char *arg, struct opt_ctx *c)
 {
 	unsigned long long v;
-	bool have_iter = false;
-	char *end;
-	int c;
 
+	if (parse_uint(arg, o->min, o->max, &v))
+		return bad(c->err, o->name, arg, o->expected);
+	if (o->size == sizeof(uint64_t))
+		*(uint64_t *)field(o, c) = v;
+	else
+		*(uint32_t *)field(o, c) = v;
+	return 0;
+}
+
+/* a flag: the bool field becomes min (1 or 0) */
+static int opt_flag(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	(void)arg;
+	*(bool *)field(o, c) = o->min;
+	return 0;
+}
+
+/* a folder: any non-empty path */
+static int opt_path(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	if (!*arg)
+		return bad(c->err, o->name, arg, "a directory path");
+	*(const char **)field(o, c) = arg;
+	return 0;
+}
+
+static int opt_mode(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	(void)o;
+	return parse_modes((char *)arg, c->env, c->err) ? 2 : 0;
+}
+
+static int opt_sizes(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	(void)o;
+	return parse_sizes((char *)arg, c->env, c->err) ? 2 : 0;
+}
+
+static int opt_inject(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	(void)o;
+	return parse_inject(arg, c->env, c->err) ? 2 : 0;
+}
+
+static int opt_iterations(const struct opt *o, const char *arg,
+			  struct opt_ctx *c)
+{
+	c->have_iter = true;
+	return opt_uint(o, arg, c);
+}
+
+static int opt_duration(const struct opt *o, const char *arg,
+			struct opt_ctx *c)
+{
+	struct env *env = c->env;
+	char *end;
+
+	errno = 0;
+	env->duration_s = strtod(arg, &end);
+	if (errno || *end || end == arg ||
+	    !(env->duration_s > 0 && env->duration_s <= 86400))
+		return bad(c->err, o->name, arg, o->expected);
+	return 0;
+}
+
+static int opt_direction(const struct opt *o, const char *arg,
+			 struct opt_ctx *c)
+{
+	if (conv_dir_of(arg) == DIR_TO_SHARED)
+		c->env->dir_mask = DIRS_TO_SHARED;
+	else if (conv_dir_of(arg) == DIR_TO_PRIVATE)
+		c->env->dir_mask = DIRS_TO_PRIVATE;
+	else if (!strcmp(arg, "roundtrip"))
+		c->env->dir_mask = DIRS_ROUNDTRIP;
+	else
+		return bad(c->err, o->name, arg, o->expected);
+	return 0;
+}
+
+static int opt_trigger(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	if (!strcmp(arg, "explicit"))
+		c->env->trigger = TRIGGER_EXPLICIT;
+	else if (!strcmp(arg, "implicit"))
+		c->env->trigger = TRIGGER_IMPLICIT;
+	else
+		return bad(c->err, o->name, arg, o->expected);
+	return 0;
+}
+
+static int opt_format(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	if (!strcmp(arg, "text"))
+		c->env->format = FORMAT_TEXT;
+	else if (!strcmp(arg, "csv"))
+		c->env->format = FORMAT_CSV;
+	else if (!strcmp(arg, "json"))
+		c->env->format = FORMAT_JSON;
+	else
+		return bad(c->err, o->name, arg, o->expected);
+	return 0;
+}
+
+static int opt_trace(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	if (!arg || !strcmp(arg, "default"))
+		c->env->trace = TRACE_DEFAULT;
+	else if (!strcmp(arg, "all"))
+		c->env->trace = TRACE_ALL;
+	else
+		return bad(c->err, o->name, arg, o->expected);
+	return 0;
+}
+
+static int opt_clock_mark(const struct opt *o, const char *arg,
+			  struct opt_ctx *c)
+{
+	if (!*arg || strlen(arg) > 32 ||
+	    strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(arg))
+		return bad(c->err, o->name, arg, o->expected);
+	c->env->clock_mark = arg;
+	return 0;
+}
+
+static int opt_help(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	(void)o;
+	(void)arg;
+	fputs(usage, c->out);
+	return 1;
+}
+
+#define REQ	required_argument
+#define OPT(n, a, p)	.name = n, .has_arg = a, .parse = p
+static const struct opt opts[] = {
+	{ OPT("mode", REQ, opt_mode) },
+	{ OPT("size", REQ, opt_sizes) },
+	{ OPT("iterations", REQ, opt_iterations), FIELD(iterations), .min = 1,
+	  .max = 100000, .expected = "a whole number from 1 to 100000" },
+	{ OPT("duration", REQ, opt_duration),
+	  .expected = "seconds, more than 0 and at most 86400" },
+	{ OPT("warmup", REQ, opt_uint), FIELD(warmup), .min = 0, .max = 100000,
+	  .expected = "a whole number from 0 to 100000" },
+	{ OPT("vcpus", REQ, opt_uint), FIELD(vcpus), .min = 1, .max = 32,
+	  .expected = "a whole number from 1 to 32" },
+	{ OPT("direction", REQ, opt_direction),
+	  .expected = "to-shared, to-private or roundtrip" },
+	{ OPT("trigger", REQ, opt_trigger), .expected = "explicit or implicit" },
+	{ OPT("preserve", no_argument, opt_flag), FIELD(preserve), .min = true },
+	{ OPT("no-preserve", no_argument, opt_flag), FIELD(preserve),
+	  .min = false },
+	{ OPT("out", REQ, opt_path), FIELD(out_dir) },
+	{ OPT("format", REQ, opt_format), .expected = "text, csv or json" },
+	{ OPT("seed", REQ, opt_uint), FIELD(seed), .min = 0, .max = UINT64_MAX,
+	  .expected = "a whole number" },
+	{ OPT("stall-timeout", REQ, opt_uint), FIELD(stall_s), .min = 1,
+	  .max = 3600, .expected = "seconds from 1 to 3600" },
+	{ OPT("trace", optional_argument, opt_trace),
+	  .expected = "default or all" },
+	{ OPT("rounds", REQ, opt_uint), FIELD(rounds), .min = 1,
+	  .max = MAX_ROUNDS, .expected = "a whole number from 1 to 64" },
+	{ OPT("first-round", REQ, opt_uint), FIELD(first_round), .min = 0,
+	  .max = 1000000, .expected = "a whole number from 0 to 1000000" },
+	{ OPT("order-seed", REQ, opt_uint), FIELD(order_seed), .min = 0,
+	  .max = (1ULL << 53) - 1, .expected = "a whole number below 2^53" },
+	{ OPT("counts", no_argument, opt_flag), FIELD(counts), .min = true },
+	{ OPT("merge", REQ, opt_path), FIELD(merge) },
+	{ OPT("gmem-run", REQ, opt_path), FIELD(gmem_run) },
+	{ OPT("history", REQ, opt_path), FIELD(history) },
+	{ OPT("clock-mark", REQ, opt_clock_mark),
+	  .expected = "a label of up to 32 [a-z0-9-_]" },
+	{ OPT("max-exits", REQ, opt_uint), FIELD(max_exits), .min = 1,
+	  .max = UINT32_MAX, .expected = "a whole number from 1" },
+	{ OPT("debug", no_argument, opt_flag), FIELD(debug), .min = true },
+	{ OPT("inject", REQ, opt_inject) },
+	{ OPT("no-vm", no_argument, opt_flag), FIELD(no_vm), .min = true },
+	{ OPT("vm-cpus", REQ, opt_uint), FIELD(vm_cpus), .min = 1, .max = 64,
+	  .expected = "a whole number from 1 to 64" },
+	{ OPT("vm-mem", REQ, opt_uint), FIELD(vm_mem_mb), .min = 256,
+	  .max = 1048576, .expected = "megabytes from 256 to 1048576" },
+	{ OPT("vm-timeout", REQ, opt_uint), FIELD(vm_timeout_s), .min = 1,
+	  .max = 86400, .expected = "seconds from 1 to 86400" },
+	{ OPT("verbose", no_argument, opt_flag), .short_name = 'v',
+	  FIELD(verbose), .min = true },
+	{ OPT("help", no_argument, opt_help), .short_name = 'h' },
+};
+#undef OPT
+#undef REQ
+
+#define NR_OPTS		(sizeof(opts) / sizeof(opts[0]))
+/* getopt_long's value of a long-only option: its index past the bytes */
+#define LONG_VAL(i)	(256 + (int)(i))
+
+static void env_defaults(struct env *env, int argc, char **argv)
+{
 	memset(env, 0, sizeof(*env));
 	env->modes[MODE_DESTRUCTIVE] = true;
 	env->sizes[0] = 4096;
@@ -365,213 +543,18 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 	env->order_seed = random_seed();
 	env->argc = argc;
 	env->argv = argv;
+}
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hv", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_MODE:
-			if (parse_modes(optarg, env, err))
-				return 2;
-			break;
-		case OPT_SIZE:
-			if (parse_sizes(optarg, env, err))
-				return 2;
-			break;
-		case OPT_ITER:
-			if (parse_uint(optarg, 1, 100000, &v))
-				return bad(err, "iterations", optarg,
-					   "a whole number from 1 to 100000");
-			env->iterations = v;
-			have_iter = true;
-			break;
-		case OPT_DURATION:
-			errno = 0;
-			env->duration_s = strtod(optarg, &end);
-			if (errno || *end || end == optarg ||
-			    !(env->duration_s > 0 && env->duration_s <= 86400))
-				return bad(err, "duration", optarg,
-					   "seconds, more than 0 and at most 86400");
-			break;
-		case OPT_WARMUP:
-			if (parse_uint(optarg, 0, 100000, &v))
-				return bad(err, "warmup", optarg,
-					   "a whole number from 0 to 100000");
-			env->warmup = v;
-			break;
-		case OPT_VCPUS:
-			if (parse_uint(optarg, 1, 32, &v))
-				return bad(err, "vcpus", optarg,
-					   "a whole number from 1 to 32");
-			env->vcpus = v;
-			break;
-		case OPT_DIR:
-			if (conv_dir_of(optarg) == DIR_TO_SHARED)
-				env->dir_mask = DIRS_TO_SHARED;
-			else if (conv_dir_of(optarg) == DIR_TO_PRIVATE)
-				env->dir_mask = DIRS_TO_PRIVATE;
-			else if (!strcmp(optarg, "roundtrip"))
-				env->dir_mask = DIRS_ROUNDTRIP;
-			else
-				return bad(err, "direction", optarg,
-					   "to-shared, to-private or roundtrip");
-			break;
-		case OPT_TRIGGER:
-			if (!strcmp(optarg, "explicit"))
-				env->trigger = TRIGGER_EXPLICIT;
-			else if (!strcmp(optarg, "implicit"))
-				env->trigger = TRIGGER_IMPLICIT;
-			else
-				return bad(err, "trigger", optarg,
-					   "explicit or implicit");
-			break;
-		case OPT_PRESERVE:
-			env->preserve = true;
-			break;
-		case OPT_NO_PRESERVE:
-			env->preserve = false;
-			break;
-		case OPT_OUT:
-			if (!*optarg)
-				return bad(err, "out", optarg, "a directory path");
-			env->out_dir = optarg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				env->format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "csv"))
-				env->format = FORMAT_CSV;
-			else if (!strcmp(optarg, "json"))
-				env->format = FORMAT_JSON;
-			else
-				return bad(err, "format", optarg,
-					   "text, csv or json");
-			break;
-		case OPT_SEED:
-			if (parse_uint(optarg, 0, UINT64_MAX, &v))
-				return bad(err, "seed", optarg,
-					   "a whole number");
-			env->seed = v;
-			break;
-		case OPT_STALL:
-			if (parse_uint(optarg, 1, 3600, &v))
-				return bad(err, "stall-timeout", optarg,
-					   "seconds from 1 to 3600");
-			env->stall_s = v;
-			break;
-		case OPT_TRACE:
-			if (!optarg || !strcmp(optarg, "default"))
-				env->trace = TRACE_DEFAULT;
-			else if (!strcmp(optarg, "all"))
-				env->trace = TRACE_ALL;
-			else
-				return bad(err, "trace", optarg, "default or all");
-			break;
-		case OPT_ROUNDS:
-			if (parse_uint(optarg, 1, MAX_ROUNDS, &v))
-				return bad(err, "rounds", optarg,
-					   "a whole number from 1 to 64");
-			env->rounds = v;
-			break;
-		case OPT_FIRST_ROUND:
-			if (parse_uint(optarg, 0, 1000000, &v))
-				return bad(err, "first-round", optarg,
-					   "a whole number from 0 to 1000000");
-			env->first_round = v;
-			break;
-		case OPT_ORDER_SEED:
-			if (parse_uint(optarg, 0, (1ULL << 53) - 1, &v))
-				return bad(err, "order-seed", optarg,
-					   "a whole number below 2^53");
-			env->order_seed = v;
-			break;
-		case OPT_COUNTS:
-			env->counts = true;
-			break;
-		case OPT_MERGE:
-			if (!*optarg)
-				return bad(err, "merge", optarg, "a directory path");
-			env->merge = optarg;
-			break;
-		case OPT_GMEM_RUN:
-			if (!*optarg)
-				return bad(err, "gmem-run", optarg, "a directory path");
-			env->gmem_run = optarg;
-			break;
-		case OPT_HISTORY:
-			if (!*optarg)
-				return bad(err, "history", optarg, "a directory path");
-			env->history = optarg;
-			break;
-		case OPT_CLOCK_MARK:
-			if (!*optarg || strlen(optarg) > 32 ||
-			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
-			    strlen(optarg))
-				return bad(err, "clock-mark", optarg,
-					   "a label of up to 32 [a-z0-9-_]");
-			env->clock_mark = optarg;
-			break;
-		case OPT_MAX_EXITS:
-			if (parse_uint(optarg, 1, UINT32_MAX, &v))
-				return bad(err, "max-exits", optarg,
-					   "a whole number from 1");
-			env->max_exits = v;
-			break;
-		case OPT_DEBUG:
-			env->debug = true;
-			break;
-		case OPT_INJECT:
-			if (parse_inject(optarg, env, err))
-				return 2;
-			break;
-		case OPT_NO_VM:
-			env->no_vm = true;
-			break;
-		case OPT_VM_CPUS:
-			if (parse_uint(optarg, 1, 64, &v))
-				return bad(err, "vm-cpus", optarg,
-					   "a whole number from 1 to 64");
-			env->vm_cpus = v;
-			break;
-		case OPT_VM_MEM:
-			if (parse_uint(optarg, 256, 1048576, &v))
-				return bad(err, "vm-mem", optarg,
-					   "megabytes from 256 to 1048576");
-			env->vm_mem_mb = v;
-			break;
-		case OPT_VM_TIMEOUT:
-			if (parse_uint(optarg, 1, 86400, &v))
-				return bad(err, "vm-timeout", optarg,
-					   "seconds from 1 to 86400");
-			env->vm_timeout_s = v;
-			break;
-		case 'v':
-			env->verbose = true;
-			break;
-		case 'h':
-			fputs(usage, out);
-			return 1;
-		case ':':
-			fprintf(err, "convbench: option '%s' needs a value; see --help\n",
-				argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(err, "convbench: unknown option '%s'; see --help\n",
-				argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(err, "convbench: unexpected argument '%s'; see --help\n",
-			argv[optind]);
-		return 2;
-	}
-	if (env->duration_s > 0 && have_iter) {
+/* what the options ask of each other, once all are read */
+static int check_together(const struct opt_ctx *c)
+{
+	const struct env *env = c->env;
+	FILE *err = c->err;
+
+	if (env->duration_s > 0 && c->have_iter) {
 		fprintf(err, "convbench: --iterations and --duration exclude each other\n");
 		return 2;
 	}
-	if (env->duration_s > 0)
-		env->iterations = 0;
 	if (env->merge && !env->out_dir) {
 		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");
 		return 2;
@@ -593,4 +576,58 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		return 2;
 	}
 	return check_inject(env, err);
+}
+
+/* the table entry getopt_long's value c stands for, or NULL */
+static const struct opt *opt_of(int c)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++)
+		if (c == (opts[i].short_name ? opts[i].short_name : LONG_VAL(i)))
+			return &opts[i];
+	return NULL;
+}
+
+int parse_options(int argc, char **argv, struct env *env, FILE *out,
+		  FILE *err)
+{
+	struct opt_ctx ctx = { .env = env, .out = out, .err = err };
+	struct option longs[NR_OPTS + 1] = { { 0 } };
+	const struct opt *o;
+	size_t i;
+	int c, r;
+
+	for (i = 0; i < NR_OPTS; i++)
+		longs[i] = (struct option) {
+			opts[i].name, opts[i].has_arg, NULL,
+			opts[i].short_name ? opts[i].short_name : LONG_VAL(i),
+		};
+	env_defaults(env, argc, argv);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hv", longs, NULL)) != -1) {
+		if (c == ':') {
+			fprintf(err, "convbench: option '%s' needs a value; see --help\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		o = opt_of(c);
+		if (!o) {
+			fprintf(err, "convbench: unknown option '%s'; see --help\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		r = o->parse(o, optarg, &ctx);
+		if (r)
+			return r;
+	}
+	if (optind < argc) {
+		fprintf(err, "convbench: unexpected argument '%s'; see --help\n",
+			argv[optind]);
+		return 2;
+	}
+	if (env->duration_s > 0)
+		env->iterations = 0;
+	return check_together(&ctx);
 }
