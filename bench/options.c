@@ -20,114 +20,6 @@
 
 #define MAX_CONV_SIZE	(256ULL << 20)
 
-static const char usage[] =
-"Usage: convbench [OPTIONS]\n"
-"Measure KVM guest private<->shared memory conversion on the v5\n"
-"private-memory series and on guest_memfd: every conversion verified by\n"
-"the guest, timed by the guest (request to range usable) and by the\n"
-"host handler (phases).\n"
-"\n"
-"  --mode=MODE[,MODE]     destructive (v5 as posted: punch hole, fresh\n"
-"                         page) and/or inplace (our variant), in the 6.1\n"
-"                         kernel; or gmem (guest_memfd as merged, on a\n"
-"                         software-protected VM, converted as QEMU does),\n"
-"                         in the 6.12 kernel; default destructive\n"
-"  --size=LIST            bytes per conversion, e.g. 4K,64K,2M (default 4K)\n"
-"  --iterations=N         recorded round trips per vCPU and round (default\n"
-"                         1000)\n"
-"  --duration=SECONDS     run each cell this long instead\n"
-"  --warmup=N             round trips run and verified first, not recorded\n"
-"                         (default 10)\n"
-"  --vcpus=N              vCPUs, each converting its own range (default 1)\n"
-"  --direction=DIR        to-shared, to-private or roundtrip (both timed;\n"
-"                         default); the other direction still runs\n"
-"  --trigger=HOW          explicit: KVM_HC_MAP_GPA_RANGE hypercall (default);\n"
-"                         implicit: the access faults, KVM_EXIT_MEMORY_ERROR\n"
-"                         (gmem: KVM_EXIT_MEMORY_FAULT)\n"
-"  --preserve             the data must survive (pKVM's case): destructive\n"
-"                         and gmem modes copy it aside and back (default)\n"
-"  --no-preserve          the guest expects zeroes (TDX's case)\n"
-"  --out=DIR              write summary.json, samples.csv, histograms.txt\n"
-"                         and hist.csv into DIR (created; never overwritten)\n"
-"  --format=FMT           stdout: text (default), csv or json\n"
-"  --seed=N               data pattern seed (default 1)\n"
-"  --stall-timeout=S      fail a cell whose conversion takes more than S s\n"
-"                         (default 60)\n"
-"  --max-exits=N          fail a cell whose conversion takes more than N\n"
-"                         exits (default 2 per 4K page + 16)\n"
-"  --rounds=R             run the matrix R times (default 5), every cell\n"
-"                         of every round in a fresh VM; per round the\n"
-"                         sizes are shuffled and the two modes of a size\n"
-"                         run back to back, alternating which goes first\n"
-"                         (ABBA); ratios and CIs come from the rounds\n"
-"  --order-seed=N         seed of the shuffle (default: random, recorded\n"
-"                         in summary.json and printed)\n"
-"  --first-round=K        number the rounds from K (make bench runs one\n"
-"                         round per boot; default 0)\n"
-"  --trace[=SET]          BPF latency histograms of kernel functions per\n"
-"                         cell and phase (trace.csv, trace.txt with --out);\n"
-"                         SET default: memfile_notifier_invalidate,\n"
-"                         kvm_faultin_pfn_private, shmem_fallocate,\n"
-"                         shmem_convert_range; all: the wide set and the\n"
-"                         KVM and syscall tracepoints. Probes cost time:\n"
-"                         compare with untraced rounds\n"
-"  --counts               count the work of every conversion (exits, NPT\n"
-"                         faults and mapping levels, host page faults,\n"
-"                         pages allocated, freed and zeroed, bytes copied,\n"
-"                         TLB flush requests, IPIs); timings of such a run\n"
-"                         are disturbed by the counting\n"
-"  --merge=DIR            no VMs: combine the rounds that make bench's\n"
-"                         boots left in DIR into --out (bench/merge/merge.h)\n"
-"  --gmem-run=DIR         with --merge: DIR is the merged run of the gmem\n"
-"                         boots (the 6.12 kernel); the ratios gmem over\n"
-"                         destructive and inplace over gmem, round by round\n"
-"  --history=DIR          with --merge: DIR holds earlier runs (make bench's\n"
-"                         results/); those of the same build, arguments and\n"
-"                         machine add their spread to the ratios' intervals\n"
-"                         (bench/out/history.h)\n"
-"  --clock-mark=LABEL     print a CONVBENCH-CLOCK line (TSC, clocks) and\n"
-"                         exit: make bench's per-boot clock check\n"
-"  --debug                check every conversion's timings against the\n"
-"                         invariants of bench/cell/invariants.h; a broken one\n"
-"                         fails the cell\n"
-"  -v, --verbose          more detail on stderr\n"
-"\n"
-"Progress (cell k of N, conversions, rate, time left) goes to stderr:\n"
-"redrawn in place on a terminal, else a line every 5 s after the first 5 s;\n"
-"CONVBENCH_PROGRESS=tty, lines or off chooses.\n"
-"\n"
-"On a kernel without the private-memory series convbench runs itself in\n"
-"the project's kernel (make kernel) under QEMU, KVM where the host CPU\n"
-"has VMX or SVM and TCG otherwise: the same arguments, stdout and stderr\n"
-"as they come, --out brought back, convbench's exit status.\n"
-"  --no-vm                do not: run here (exit 4 without the series)\n"
-"  --vm-cpus=N            the VM's CPUs (default: --vcpus + 1, at least 2)\n"
-"  --vm-mem=MB            the VM's memory (default: 2048 + 3 x the largest\n"
-"                         size x --vcpus, rounded up to 256 MB)\n"
-"  --vm-timeout=S         stop the VM after S seconds (default 86400)\n"
-"  -h, --help             this text\n"
-"\n"
-"For tests, --inject=WHAT@K acts on vCPU 0's conversion K (K counts the\n"
-"warm-up: K = 2 x iteration + 0 to-shared, 1 to-private):\n"
-"  fail@K                 the host handler fails (EIO)\n"
-"  skip@K                 the host handler does nothing but says done\n"
-"  corrupt@K:OFF          after to-shared conversion K (K even) the host\n"
-"                         flips bits of the word at byte OFF of the range\n"
-"                         (needs --no-preserve with destructive or gmem)\n"
-"  hang@K                 the guest spins, without exits, before K\n"
-"  skew@K                 K's recorded sample gets a host handler longer\n"
-"                         than its exit round trip (an invariant broken)\n"
-"\n"
-"Examples:\n"
-"  convbench --mode=destructive --size=4K,2M --iterations=1000\n"
-"  convbench --mode=destructive,inplace --size=64K --direction=to-shared\n"
-"  convbench --mode=destructive --no-preserve --trigger=implicit --out=run1\n"
-"\n"
-"Exit status: 0 ok, 1 a conversion failed or was wrong, 2 bad option,\n"
-"4 the kernel lacks the feature, 128+N stopped by signal N (SIGINT,\n"
-"SIGTERM: within a second, what was measured is written; a second\n"
-"signal kills at once).\n";
-
 uint64_t parse_size(const char *s)
 {
 	uint64_t v = size_parse(s);
@@ -297,7 +189,7 @@ static int check_inject(const struct env *env, FILE *err)
 
 /*
  * The option table, as perf's: each option's name, argument, parser and
- * what a bad value is told it expects. --help is the usage text above.
+ * what a bad value is told it expects. --help is usage.c's text.
  */
 struct opt_ctx {
 	struct env *env;
@@ -458,7 +350,7 @@ static int opt_help(const struct opt *o, const char *arg, struct opt_ctx *c)
 {
 	(void)o;
 	(void)arg;
-	fputs(usage, c->out);
+	fputs(convbench_usage, c->out);
 	return 1;
 }
 

@@ -17,6 +17,9 @@
 int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		  FILE *err);
 
+/* --help (usage.c) */
+extern const char convbench_usage[];
+
 /* "4K" "64k" "2M" "4096": bytes, a positive multiple of 4096; 0 on error */
 uint64_t parse_size(const char *s);
 
