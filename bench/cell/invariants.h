@@ -3,7 +3,7 @@
  * What every recorded conversion's timings must satisfy, whatever the
  * machine is: the one place that says so. convbench --debug checks each
  * sample with it before writing anything; the tests check every
- * samples.csv they make with tests/vm/samples_check, which reads the
+ * samples.csv they make with tests/lib/samples_check, which reads the
  * CSV into the same struct.
  *
  * With the guest's t0 (request) .. t3 (whole range usable) and the

@@ -163,7 +163,7 @@ kvm) cpu=host; accel_opt=kvm ;;
 tcg) cpu=EPYC,+svm,+npt
 	# single: every vCPU in one host thread, in turn (slower; the
 	# multi-threaded emulator's rare triple fault of a nested guest,
-	# tests/vm/emu_retry.sh, is a multi-vCPU race)
+	# tests/lib/emu_retry.sh, is a multi-vCPU race)
 	tcg_thread=${CONVBENCH_TCG_THREAD:-multi}
 	[[ $tcg_thread == single || $tcg_thread == multi ]] ||
 		bad "CONVBENCH_TCG_THREAD expects single or multi, got '$tcg_thread'"

@@ -13,7 +13,7 @@
 #
 # The emulator's triple fault (QEMU TCG with several vCPUs: a SHUTDOWN
 # with the guest's page tables and IDT intact, no exception from KVM;
-# tests/vm/emu_retry.sh) is the emulator's, not the kernel's. When it is
+# tests/lib/emu_retry.sh) is the emulator's, not the kernel's. When it is
 # a VM's only failure, the storm goes on in a fresh VM from each vCPU's
 # position in the seed's sequence (convstress --start-op) for the storm
 # time left, at most --max-emu-faults times (default 10); every such
@@ -34,8 +34,8 @@
 # guest, a kernel report, no status).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/vm/emu_retry.sh
-. tests/vm/emu_retry.sh
+# shellcheck source=tests/lib/emu_retry.sh
+. tests/lib/emu_retry.sh
 
 usage() { echo "run-stress: $*" >&2; exit 2; }
 duration=600 seed= bins=build/tests kernel= max_emu=10 results=build/stress

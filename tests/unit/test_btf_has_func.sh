@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# btf_has_func (tests/vm/btf_has_func.c), with which the probe-point
+# btf_has_func (tests/lib/btf_has_func.c), with which the probe-point
 # tests decide that a function can be probed, fed this host's kernel
 # BTF: a function is "func" (exit 0); a name that is only a string (a
 # struct member, a per-CPU variable) or no name at all is not, and one

@@ -5,7 +5,7 @@
 # the emulator's triple fault (a SHUTDOWN with the guest's page tables
 # and IDT intact), said that way and alone, is run again, and as often
 # as the rule says; every other failure stands at once.
-#   - emu_fault (tests/vm/emu_retry.sh) on canned outputs;
+#   - emu_fault (tests/lib/emu_retry.sh) on canned outputs;
 #   - cb_run_smp: a fake convbench that faults once (one rerun, pass),
 #     always (fail after one rerun), or fails otherwise (no rerun);
 #   - test_stress_short.sh: a fake convstress, the same cases with its
@@ -18,6 +18,7 @@
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$top/tests/vm
+lib=$top/tests/lib
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0 passed=0 failed=0
@@ -48,7 +49,7 @@ fault() {	# WANT(0 yes, 1 no) NAME LINE...
 	want=$1 name=$2
 	shift 2
 	printf '%s\n' "$@" >"$tmp/canned"
-	$SH -c '. "$1/emu_retry.sh"; emu_fault "$2"' _ "$vm" "$tmp/canned"
+	$SH -c '. "$1/emu_retry.sh"; emu_fault "$2"' _ "$lib" "$tmp/canned"
 	[ $? -eq "$want" ]
 	ok $? "emu_fault: $name"
 }
@@ -101,7 +102,7 @@ smp() {	# NAME WANT-RC WANT-CALLS WANT-RETRIES PLAN...
 	got=$(FAKE_DIR=$tmp CB=$tmp/fake EMU_LINE=$EMU_CB TABLES_LINE=$TABLES_CB \
 		BAD_LINE=$BAD_CB $SH -c '. "$1/emu_retry.sh"
 		cb_run_smp "$2/txt" "$2/run" --mode=inplace --vcpus=2
-		echo "rc=$? retries=$emu_retries"' _ "$vm" "$tmp" | tail -n 1)
+		echo "rc=$? retries=$emu_retries"' _ "$lib" "$tmp" | tail -n 1)
 	[ "$got" = "rc=$want_rc retries=$want_retries" ] && [ "$(calls)" -eq "$want_calls" ]
 	ok $? "cb_run_smp: $name ($got, $(calls) runs; want rc=$want_rc retries=$want_retries, $want_calls runs)"
 }
@@ -120,7 +121,7 @@ smp "a mismatch, then the fault: no rerun of the mismatch" 1 1 0 bad emu
 
 # --- test_stress_short.sh, in a copy of the VM's test folder
 mkdir -p "$tmp/bin"
-cp "$vm/test_stress_short.sh" "$vm/emu_retry.sh" "$tmp/bin/"
+cp "$vm/test_stress_short.sh" "$lib/emu_retry.sh" "$tmp/bin/"
 cp "$tmp/fake" "$tmp/bin/convstress"
 short() {	# NAME WANT-RC WANT-CALLS PLAN...
 	name=$1 want_rc=$2 want_calls=$3

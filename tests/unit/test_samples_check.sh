@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# samples_check (tests/vm/samples_check.c), the in-VM tests' check of
+# samples_check (tests/lib/samples_check.c), the in-VM tests' check of
 # every samples.csv against the timing invariants, fed canned files: a
 # plausible conversion passes; a row breaking an invariant, a row that
 # does not parse, a file without rows fail (exit 1) naming the line; a

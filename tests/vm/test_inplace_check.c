@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The in-VM isolation tests' checks (tests/vm/inplace_check.c) on this
+ * The in-VM isolation tests' checks (tests/lib/inplace_check.c) on this
  * host, fed outcomes made on purpose: each check must hold on the
  * outcome the series promises and fail on the ones a kernel bug gives.
  *   - host_bus: a page past the end of a file (SIGBUS both ways) holds;
