@@ -4,15 +4,6 @@
 
 #include "rng.h"
 
-uint64_t rng_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void rng_seed(struct rng *r, uint64_t seed)
 {
 	int i;

@@ -20,6 +20,10 @@
 
 #include "kvm_util.h"
 
+/* the guest draws from lib/rng.h's splitmix64 too: compile it as guest code */
+#define RNG_CODE	GUEST_CODE
+#include "rng.h"
+
 #define STRESS_PAGE		4096ULL
 #define STRESS_SLOTS		2
 #define STRESS_SLOT_D		0	/* destructive */
@@ -93,20 +97,16 @@ enum {
 
 void stress_guest_main(struct stress_guest *g);
 
-/* splitmix64: every thread's PRNG, seeded from --seed and its id */
+/* splitmix64 (lib/rng.h): every thread's PRNG, seeded from --seed and its id */
 static inline GUEST_CODE uint64_t stress_rand(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return rng_splitmix64(s);
 }
 
 /* the PRNG state n draws later: splitmix64 steps by a constant */
 static inline GUEST_CODE uint64_t stress_rand_skip(uint64_t s, uint64_t n)
 {
-	return s + n * 0x9e3779b97f4a7c15ULL;
+	return s + n * RNG_SPLITMIX64_GAMMA;
 }
 
 /*

@@ -25,20 +25,17 @@
 #include <zlib.h>
 
 #include "hdrlog.h"
+#include "rng.h"
 #include "tap.h"
 
 #define HIGHEST		1000000000000ull	/* 1000 s in ns */
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 
-/* splitmix64: a fixed stream, so every run writes the same log */
+/* splitmix64 (lib/rng.h): a fixed stream, so every run writes the same log */
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return rng_splitmix64(&rng_state);
 }
 
 /* ------------------------------------------------------------------ */

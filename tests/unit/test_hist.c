@@ -12,18 +12,15 @@
 #include <string.h>
 
 #include "hist.h"
+#include "rng.h"
 #include "tap.h"
 
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
 
-/* splitmix64: a fixed stream, so every run tests the same values */
+/* splitmix64 (lib/rng.h): a fixed stream, so every run tests the same values */
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return rng_splitmix64(&rng_state);
 }
 
 /* heavy-tailed: uniform mantissa times 2^(0..40) */
