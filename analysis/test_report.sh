@@ -36,34 +36,10 @@ CR=${CONVREPORT:-$TOP/build/analysis/convreport}
 CB=${CONVBENCH:-$TOP/build/bench/convbench}
 tmp=$(mktemp -d) || exit 1
 trap '[ -n "$KEEP" ] || rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0 skipped=0
-
-result() {	# result 0|1 text
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-
-skip() {	# skip text
-	n=$((n + 1)); skipped=$((skipped + 1))
-	echo "ok $n - $1 # SKIP"
-}
-
-finish() {
-	if [ $skipped -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ $failed -eq 0 ]
-	exit
-}
+. "$(dirname "$0")/../tests/lib/tap.sh"
 
 for b in "$CR" "$CB"; do
-	[ -x "$b" ] || { echo "# no $b (make it, or set CONVREPORT/CONVBENCH)"; result 1 "$b is built"; finish; }
+	[ -x "$b" ] || { echo "# no $b (make it, or set CONVREPORT/CONVBENCH)"; tap_ok 1 "$b is built"; tap_finish; }
 done
 
 # --- three boots: 2 sizes x 2 directions x 2 modes, 60 samples per cell
@@ -168,81 +144,81 @@ run=$tmp/2026-12-03-6.1.192-abc1234
 "$CB" --merge="$boots" --out="$run" > "$tmp/merge.out" 2> "$tmp/merge.err"
 rc=$?
 sed 's/^/# merge: /' "$tmp/merge.err"
-result $rc "convbench --merge of 3 boots exits 0 ($rc)"
+tap_ok $rc "convbench --merge of 3 boots exits 0 ($rc)"
 grep -q 'boot 2 left out: the guest TSC ran 1.2% slow' "$tmp/merge.err" &&
 	grep -q '"invalid_why": "the guest TSC ran 1.2% slow"' "$run/summary.json" &&
 	grep -q '"rounds_valid": 2' "$run/summary.json"
-result $? "the boot whose clock was off is left out, and said so"
+tap_ok $? "the boot whose clock was off is left out, and said so"
 rows=$(($(wc -l < "$run/samples.csv") - 1))
 [ "$rows" -eq 960 ] && ! grep -q '^2,' "$run/samples.csv"
-result $? "samples.csv: the valid boots' 2 x 480 samples ($rows), none of boot 2"
+tap_ok $? "samples.csv: the valid boots' 2 x 480 samples ($rows), none of boot 2"
 [ -s "$run/overhead.txt" ] && grep -q '"overhead_pct": 10' "$run/summary.json"
-result $? "overhead.txt and summary.json: traced 1.1 x untraced is +10%"
+tap_ok $? "overhead.txt and summary.json: traced 1.1 x untraced is +10%"
 grep -q '^shmem_fallocate,destructive,4K,to-shared,8192,9215,120$' "$run/trace.csv" &&
 	grep -q '^shmem_fallocate,fentry,destructive,4K,to-shared,200,2400000,1800000,120$' "$run/trace-totals.csv"
-result $? "trace.csv and trace-totals.csv: the valid boots summed"
+tap_ok $? "trace.csv and trace-totals.csv: the valid boots summed"
 grep -A 6 '"ipis"' "$run/summary.json" | grep -q '"exact": false' &&
 	grep -A 6 '"pages_zeroed"' "$run/summary.json" | grep -q '"exact": true'
-result $? "work counts: exact where the boots agree, not where IPIs differ"
+tap_ok $? "work counts: exact where the boots agree, not where IPIs differ"
 
 # --- the report
 "$CR" "$run" > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?
-result $rc "convreport exits 0 on the merged run ($rc)"
+tap_ok $rc "convreport exits 0 on the merged run ($rc)"
 sed 's/^/# stderr: /' "$tmp/stderr"
 rep=$run/report.txt
 cmp -s "$rep" "$tmp/stdout"
-result $? "report.txt is written, the same text as stdout"
+tap_ok $? "report.txt is written, the same text as stdout"
 long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep")
-result "$long" "every line is at most 72 columns ($long longer)"
+tap_ok "$long" "every line is at most 72 columns ($long longer)"
 LC_ALL=C grep -q '[^ -~]' "$rep"
 [ $? -ne 0 ]
-result $? "plain ASCII, no tabs"
+tap_ok $? "plain ASCII, no tabs"
 grep -q '^setup: .*6.1.192-convbench-00017-gabcdef12, .*tcg, .*Xeon Platinum 8375C$' "$rep"
-result $? "setup: kernel, accelerator, CPU (shortened to fit)"
+tap_ok $? "setup: kernel, accelerator, CPU (shortened to fit)"
 grep -q '^method: 3 rounds (2 valid), sizes shuffled per round (order seed 99)' "$rep" &&
 	grep -q '^note: round 2 left out: the guest TSC ran 1.2% slow$' "$rep"
-result $? "method: rounds, valid rounds, the order seed; the round left out"
+tap_ok $? "method: rounds, valid rounds, the order seed; the round left out"
 grep -q '^note: emulated timings: compare ratios, not absolute us$' "$rep"
-result $? "TCG run: the emulated-timings note"
+tap_ok $? "TCG run: the emulated-timings note"
 grep -q "^note: round 1's clock was not checked: the console delivered the" "$rep" &&
 	grep -q '"checked": false' "$run/summary.json"
-result $? "a boot whose clock could not be checked stays in, and says so"
+tap_ok $? "a boot whose clock could not be checked stays in, and says so"
 cells=$(grep -cE '^  (destructive|inplace) +120 +[0-9.]+ \[60\] +[0-9.]+ \[12\] +[0-9.]+ \[2\]$' "$rep")
 [ "$cells" -eq 8 ]
-result $? "8 cells: n 120, p50/p90/p99 each with the samples beyond it ($cells)"
+tap_ok $? "8 cells: n 120, p50/p90/p99 each with the samples beyond it ($cells)"
 p50=$(awk '/"total_ns"/ { f = 1 } f && /"p50":/ { gsub(/[^0-9.]/, "", $2); print $2; exit }' "$run/summary.json")
 grep -A 2 '^4K   to-shared' "$rep" | grep -q "^  destructive *120 *$(awk -v v="$p50" 'BEGIN { printf "%.2f", v / 1000 }') "
-result $? "the p50 printed is summary.json's ($p50 ns)"
+tap_ok $? "the p50 printed is summary.json's ($p50 ns)"
 ratios=$(grep -cE '^  in/de p50   0\.700  95% CI 0\.[0-9]+\.\.[0-9.]+  each 0\.[0-9]+\.\.[0-9.]+$' "$rep")
 [ "$ratios" -eq 4 ]
-result $? "each p50 ratio is 0.700 with a CI over rounds ($ratios of 4)"
+tap_ok $? "each p50 ratio is 0.700 with a CI over rounds ($ratios of 4)"
 grep -E '^  in/de p50   0\.700  95% CI ' "$rep" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.7 && a[2] > 0.7)) bad = 1 } END { exit bad }'
-result $? "each CI holds 0.7"
+tap_ok $? "each CI holds 0.7"
 [ "$(grep -cE '^    rounds   0\.693 0\.707$' "$rep")" -eq 4 ]
-result $? "the per-round ratios are shown next to the pooled one"
+tap_ok $? "the per-round ratios are shown next to the pooled one"
 [ "$(grep -c '^  in/de p99   not shown: 2 and 2 samples beyond, < 50$' "$rep")" -eq 4 ]
-result $? "p99 ratios are withheld: 2 samples beyond, fewer than 50"
+tap_ok $? "p99 ratios are withheld: 2 samples beyond, fewer than 50"
 grep -q '^Work per conversion' "$rep" &&
 	grep -A 3 '^2M to-shared' "$rep" | grep -qE '^  destructive +2 +1 +0/1 +1 +512/512/512 +4096 +1 +0.05\*$'
-result $? "the work table: pages, KiB copied, * where the boots differ"
+tap_ok $? "the work table: pages, KiB copied, * where the boots differ"
 grep -qE '^destructive 4K to-shared +[0-9.]+ +\+10.0% ' "$rep"
-result $? "the overhead table: +10% per cell"
+tap_ok $? "the overhead table: +10% per cell"
 grep -q '^shmem_fallocate, 4K conversions$' "$rep" &&
 	grep -qE '^ *nsecs +: destructive +inplace$' "$rep" &&
 	grep -q '^  destructive  1.667 calls per conversion, 9.000 us per call$' "$rep"
-result $? "kernel functions: calls per conversion, exclusive us per call, histograms side by side"
+tap_ok $? "kernel functions: calls per conversion, exclusive us per call, histograms side by side"
 grep -A 1 '^kvm_faultin_pfn_private$' "$rep" | grep -q 'not traced: not in BTF or kallsyms'
-result $? "a missing probe says why"
+tap_ok $? "a missing probe says why"
 ! grep -q 'setup' "$rep" || ! grep -A 6 '^shmem_fallocate, 4K' "$rep" | grep -q '101'
-result $? "setup phases are not in the conversions' histograms"
+tap_ok $? "setup phases are not in the conversions' histograms"
 
 cp "$rep" "$tmp/first"
 "$CR" -q "$run" > "$tmp/quiet"
 cmp -s "$rep" "$tmp/first" && [ ! -s "$tmp/quiet" ]
-result $? "a rerun replaces report.txt with the same text; -q prints nothing"
+tap_ok $? "a rerun replaces report.txt with the same text; -q prints nothing"
 left=$(ls -A "$run" | grep -c '^\.report')
-result "$left" "no temp files left in the folder ($left)"
+tap_ok "$left" "no temp files left in the folder ($left)"
 
 cat > "$run/hyperfine.json" <<'EOF2'
 { "results": [ { "command": "convbench --mode=destructive --size=4K", "mean": 2.638, "stddev": 0.064, "times": [2.6, 2.64, 2.67] } ] }
@@ -250,18 +226,18 @@ EOF2
 "$CR" -q "$run"
 grep -A 3 '^Whole convbench runs (hyperfine), wall time:$' "$rep" |
 	grep -q '^    mean 2.638 s +- 0.064 s, 3 runs$'
-result $? "hyperfine.json: each command with its mean, stddev and runs"
+tap_ok $? "hyperfine.json: each command with its mean, stddev and runs"
 
 # --- plot data and plots
 "$CR" --plot-data "$run"
 d=$run/plots/data
 [ "$(grep -vc '^#' "$d/stats.dat")" -eq 8 ] &&
 	awk -v p="$p50" '$1 == "destructive" && $3 == "4K" && $4 == "to-shared" { exit !($6 == p / 1000) }' "$d/stats.dat"
-result $? "--plot-data: stats.dat has the 8 cells, p50 from summary.json"
+tap_ok $? "--plot-data: stats.dat has the 8 cells, p50 from summary.json"
 grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* [0-9.]* NaN NaN NaN NaN NaN NaN NaN NaN NaN$' "$d/ratio.dat" && [ -s "$d/cdf-inplace-2097152-to-private.dat" ] &&
 	[ -s "$d/hist-destructive-4096-to-shared.dat" ] && [ -s "$d/phases-4096.dat" ] &&
 	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
-result $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
+tap_ok $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
 # every sample once, in order, up to fraction 1 (n <= 2000: no thinning)
 cdf=$d/cdf-destructive-4096-to-shared.dat
 awk '!/^#/ { n++; v[n] = $1; f[n] = $2 }
@@ -272,7 +248,7 @@ awk '!/^#/ { n++; v[n] = $1; f[n] = $2 }
 			if (k > 1 && v[k] < v[k - 1]) exit 1
 		}
 	}' "$cdf"
-result $? "--plot-data: a CDF steps by 1/n from 1/n to 1 over sorted samples ($(grep -vc '^#' "$cdf") rows)"
+tap_ok $? "--plot-data: a CDF steps by 1/n from 1/n to 1 over sorted samples ($(grep -vc '^#' "$cdf") rows)"
 # the synthetic samples have copy = total/10 (destructive) or 0 and
 # copy + exit round trip + after exit = total, so the stacked guest
 # phases must end at the median total and start at a tenth of it
@@ -288,7 +264,7 @@ awk '!/^#/ {
 		rows++
 	}
 	END { exit !(rows == 4 && bad == 0) }' "$d/phases-4096.dat"
-result $? "--plot-data: the phase bars stack copy, exit round trip and after exit to the median total, and the host's phases"
+tap_ok $? "--plot-data: the phase bars stack copy, exit round trip and after exit to the median total, and the host's phases"
 # beyond 2000 samples a CDF is thinned to every step-th, keeping the
 # first and the last: a run whose one cell has 6000 (step 3)
 big=$tmp/big-run
@@ -307,14 +283,14 @@ awk '!/^#/ { n++; f[n] = $2; v[n] = $1 }
 		if (f[n] != 1) exit 1
 		for (k = 2; k <= n; k++) if (f[k] <= f[k - 1] || v[k] < v[k - 1]) exit 1
 	}' "$cdf"
-result $? "--plot-data: 6000 samples thin to 2001 CDF points, 1/n, 3/n ... 1 ($(grep -vc '^#' "$cdf" 2>/dev/null) rows)"
+tap_ok $? "--plot-data: 6000 samples thin to 2001 CDF points, 1/n, 3/n ... 1 ($(grep -vc '^#' "$cdf" 2>/dev/null) rows)"
 grep -qx 'accel_note=TCG (emulated) timings' "$d/meta"
-result $? "--plot-data: the plots' titles say TCG"
+tap_ok $? "--plot-data: the plots' titles say TCG"
 sed 's/"accel": "tcg"/"accel": "kvm"/' "$run/summary.json" > "$tmp/kvm.json"
 mkdir -p "$tmp/kvmrun" && cp "$tmp/kvm.json" "$tmp/kvmrun/summary.json"
 "$CR" --plot-data "$tmp/kvmrun" > /dev/null 2>&1
 grep -qx 'accel_note=hardware (KVM) timings' "$tmp/kvmrun/plots/data/meta"
-result $? "--plot-data: a KVM run's plots say hardware"
+tap_ok $? "--plot-data: a KVM run's plots say hardware"
 if command -v gnuplot > /dev/null; then
 	make -s -C "$TOP" --no-print-directory plot RUN="$run" > "$tmp/make.out" 2>&1
 	rc=$?
@@ -325,15 +301,15 @@ if command -v gnuplot > /dev/null; then
 			{ echo "# no $p.png or .svg"; ok=1; }
 	done
 	[ $rc -eq 0 ] && [ $ok -eq 0 ]
-	result $? "make plot RUN=...: all five plots, PNG and SVG ($rc)"
+	tap_ok $? "make plot RUN=...: all five plots, PNG and SVG ($rc)"
 	gnuplot -c "$HERE/dist.gp" "$run" > "$tmp/gp.out" 2>&1
-	result $? "gnuplot -c analysis/dist.gp RUN: the plot"
+	tap_ok $? "gnuplot -c analysis/dist.gp RUN: the plot"
 	gnuplot "$HERE/dist.gp" > "$tmp/gp.out" 2>&1
 	rc=$?
 	[ $rc -eq 2 ] && grep -q 'usage: gnuplot' "$tmp/gp.out"
-	result $? "gnuplot without a run folder: usage, status 2 ($rc)"
+	tap_ok $? "gnuplot without a run folder: usage, status 2 ($rc)"
 else
-	skip "make plot, gnuplot -c, gnuplot without a folder (no gnuplot)"
+	tap_skip "make plot, gnuplot -c, gnuplot without a folder (no gnuplot)"
 fi
 
 # --- the third column: gmem boots (the 6.12 kernel), merged on their own,
@@ -375,7 +351,7 @@ sed 's/^/# gmem merge: /' "$tmp/gmerge.err"
 [ $rc -eq 0 ] && grep -q '"rounds_valid": 3' "$tmp/gmem/summary.json" &&
 	grep -q '"mode": "gmem"' "$tmp/gmem/summary.json" &&
 	grep -q '"p50_ci95_lo"' "$tmp/gmem/summary.json"
-result $? "the gmem boots merge into a run of their own: rounds, cells, intervals ($rc)"
+tap_ok $? "the gmem boots merge into a run of their own: rounds, cells, intervals ($rc)"
 # as make bench does: the 6.1 merge, then gmem's run as its gmem/
 "$CB" --merge="$boots" --gmem-run="$tmp/gmem" --out="$run3" > "$tmp/merge3.out" 2> "$tmp/merge3.err"
 rc=$?
@@ -385,32 +361,32 @@ sed 's/^/# merge: /' "$tmp/merge3.err"
 	grep -q '"beyond_gmem"' "$run3/summary.json" &&
 	grep -q '^gmem/destructive over rounds' "$tmp/merge3.out" &&
 	grep -q '^inplace/gmem over rounds' "$tmp/merge3.out"
-result $? "--merge --gmem-run: the ratios against gmem in summary.json and on stdout ($rc)"
+tap_ok $? "--merge --gmem-run: the ratios against gmem in summary.json and on stdout ($rc)"
 "$CR" "$run3" > /dev/null 2> "$tmp/stderr3"
 rc=$?
 rep3=$run3/report.txt
 sed 's/^/# stderr: /' "$tmp/stderr3"
-result $rc "convreport exits 0 on the three-way run ($rc)"
+tap_ok $rc "convreport exits 0 on the three-way run ($rc)"
 cells=$(grep -cE '^  gmem +180 +[0-9.]+ \[90\] +[0-9.]+ \[18\] +[0-9.]+ \[0\]$' "$rep3")
 [ "$cells" -eq 4 ] && [ "$(grep -cE '^  (destructive|inplace) +120 ' "$rep3")" -eq 8 ]
-result $? "three columns: gmem's 4 cells (n 180, 3 boots) under the 8 of 6.1 ($cells)"
+tap_ok $? "three columns: gmem's 4 cells (n 180, 3 boots) under the 8 of 6.1 ($cells)"
 grep -A 4 '^2M to-shared$' "$rep3" | grep -qE '^  gmem +2 +1 +0/1 +1 +512/512/512 +4096 +1 +0$'
-result $? "the work table has gmem's rows, from gmem/summary.json"
+tap_ok $? "the work table has gmem's rows, from gmem/summary.json"
 gm=$(grep -cE '^  gm/de p50   1\.400  95% CI 1\.400\.\.1\.400  each 1\.400\.\.1\.400$' "$rep3")
 in=$(grep -cE '^  in/gm p50   0\.500  95% CI 0\.[0-9]+\.\.[0-9.]+  each 0\.[0-9]+\.\.[0-9.]+$' "$rep3")
 [ "$gm" -eq 4 ] && [ "$in" -eq 4 ] && [ "$(grep -cE '^  in/de p50   0\.700  ' "$rep3")" -eq 4 ]
-result $? "ratios against destructive and against gmem, each with its CI ($gm, $in of 4)"
+tap_ok $? "ratios against destructive and against gmem, each with its CI ($gm, $in of 4)"
 grep -E '^  in/gm p50   0\.500  95% CI ' "$rep3" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.5 && a[2] > 0.5)) bad = 1 } END { exit bad }' &&
 	[ "$(grep -c '^  gm/de p99   not shown: 0 and 2 samples beyond, < 50$' "$rep3")" -eq 4 ]
-result $? "in/gm's CIs hold 0.5; gmem's tail ratios withheld as the others"
+tap_ok $? "in/gm's CIs hold 0.5; gmem's tail ratios withheld as the others"
 grep -q '^gmem: kernel 6.12.57-convbench-gmem, other boots (gmem/)' "$rep3" &&
 	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
 	grep -q 'between boots too' "$rep3"
-result $? "the setup names gmem's kernel and says what differs, and that its ratios compare boots"
+tap_ok $? "the setup names gmem's kernel and says what differs, and that its ratios compare boots"
 grep -q '^Kernel functions: v5 (6.1) and their 6.12 counterparts$' "$rep3" &&
 	grep -A 6 '^shmem_fallocate (v5)$' "$rep3" | grep -qE '^  4K +1.67 x 9.000 +1.67 x 9.000 +1 x 9.000$' &&
 	grep -A 4 '^kvm_faultin_pfn_private (v5)$' "$rep3" | grep -qE '^  4K +not traced +not traced +not traced$'
-result $? "the v5 functions next to their 6.12 counterparts, per conversion"
+tap_ok $? "the v5 functions next to their 6.12 counterparts, per conversion"
 # the plots' tables: gmem's lines and the ratios against it
 "$CR" --plot-data "$run3"
 d3=$run3/plots/data
@@ -422,21 +398,21 @@ grep -q '^modes=destructive inplace gmem $' "$d3/meta" &&
 	awk '!/^#/ { n++; if (!($10 > 1.3 && $10 < 1.5 && $11 <= $10 && $10 <= $12 &&
 		$13 > 0.45 && $13 < 0.55 && $14 < $13 && $13 < $15)) bad++ }
 		END { exit !(n == 4 && !bad) }' "$d3/ratio.dat"
-result $? "--plot-data of a three-way run: gmem's rows, gm/de (1.4) and in/gm (0.5) with their CIs"
+tap_ok $? "--plot-data of a three-way run: gmem's rows, gm/de (1.4) and in/gm (0.5) with their CIs"
 if command -v gnuplot > /dev/null; then
 	gnuplot -c "$HERE/scaling.gp" "$run3" > "$tmp/gp3.out" 2>&1 &&
 		[ -s "$run3/plots/scaling.png" ] && ! grep -qi 'warning\|error' "$tmp/gp3.out"
-	result $? "the scaling plot of a three-way run draws without a gnuplot complaint"
+	tap_ok $? "the scaling plot of a three-way run draws without a gnuplot complaint"
 fi
 long=$(awk 'length($0) > 72 { n++ } END { print n + 0 }' "$rep3")
-result "$long" "the three-way report: every line at most 72 columns ($long longer)"
+tap_ok "$long" "the three-way report: every line at most 72 columns ($long longer)"
 "$CB" --gmem-run="$run3/gmem" --out="$tmp/m4" > /dev/null 2> "$tmp/err"
 rc=$?
 "$CB" --merge="$boots" --gmem-run="$tmp/empty-gmem" --out="$tmp/m5" > /dev/null 2> "$tmp/err2"
 rc2=$?
 [ $rc -eq 2 ] && grep -q -- '--gmem-run only goes with --merge' "$tmp/err" &&
 	[ $rc2 -eq 2 ] && grep -q -- '--gmem-run=' "$tmp/err2" && [ ! -e "$tmp/m5/summary.json" ]
-result $? "--gmem-run without --merge, or on a folder without a merged gmem run: exit 2 ($rc, $rc2)"
+tap_ok $? "--gmem-run without --merge, or on a folder without a merged gmem run: exit 2 ($rc, $rc2)"
 
 # --- earlier runs: --history=ROOT widens the intervals by their spread
 # three earlier runs of the same build in which inplace was 0.9, 1.1 and
@@ -469,27 +445,27 @@ hrun=$hroot/2026-12-03-140000-x
 rc=$?
 sed 's/^/# history merge: /' "$tmp/hmerge.err"
 [ $rc -eq 0 ] && grep -q -- '--history: 2026-12-01-130000-d left out: ' "$tmp/hmerge.err"
-result $? "--history: a merge over earlier runs exits 0, the cut-short one said ($rc)"
+tap_ok $? "--history: a merge over earlier runs exits 0, the cut-short one said ($rc)"
 tr -d ' \n' < "$hrun/summary.json" > "$tmp/h.json"
 grep -q '"runs":\[{"run":"2026-12-01-100000-a","gmem_same":false},{"run":"2026-12-01-110000-b","gmem_same":false},{"run":"2026-12-01-140000-e","gmem_same":false}\],"other_build_or_machine":1,"other_arguments":1,"unreadable":1' "$tmp/h.json"
-result $? "summary.json's history: the three of this build, oldest first; one of another CPU, one of other arguments, one unreadable"
+tap_ok $? "summary.json's history: the three of this build, oldest first; one of another CPU, one of other arguments, one unreadable"
 "$CR" "$hrun" > /dev/null 2>&1
 hrep=$hrun/report.txt
 tr '\n' ' ' < "$hrep" | sed 's/   */ /g' > "$tmp/hrep1"
 grep -q '95% CI of a ratio: where a repeat run lands, jointly: all 4 p50 ratios of a repeat run lie inside' "$tmp/hrep1" &&
 	grep -q 'both from t over rounds and the spread between this run and 3 earlier runs of this build and machine' "$tmp/hrep1" &&
 	[ "$(grep -c '^    earlier  0.630 0.770 0.665$' "$hrep")" -eq 4 ]
-result $? "the report says what the intervals take in and lists each earlier run's ratio (0.630 0.770 0.665)"
+tap_ok $? "the report says what the intervals take in and lists each earlier run's ratio (0.630 0.770 0.665)"
 # the same cell without and with the earlier runs
 w0=$(grep -m1 '^  in/de p50   0.700  95% CI' "$rep" | awk '{ split($6, a, /\.\./); print a[1], a[2] }')
 w1=$(grep -m1 '^  in/de p50   0.700  95% CI' "$hrep" | awk '{ split($6, a, /\.\./); print a[1], a[2] }')
 echo "# 4K to-shared p50 0.700: alone $w0, with the earlier runs $w1"
 # (two rounds alone give t with 1 df; the earlier runs' rounds add df)
 echo "$w0 $w1" | awk '{ exit !($3 != $1 && $3 < 0.63 && $4 > 0.77) }'
-result $? "the interval takes in the runs and holds 0.63 and 0.77 ($w0 -> $w1)"
+tap_ok $? "the interval takes in the runs and holds 0.63 and 0.77 ($w0 -> $w1)"
 grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"between_runs_sd_log":0\.0[89][0-9]*,' &&
 	grep -A 30 '"size": "4K"' "$hrun/summary.json" | tr -d ' \n' | grep -qE '"rounds_ci95_lo":0\.[0-9]+,"rounds_ci95_hi":0\.[0-9]+'
-result $? "summary.json: the between-run sd (log 0.09..0.1) and the rounds-only interval beside it"
+tap_ok $? "summary.json: the between-run sd (log 0.09..0.1) and the rounds-only interval beside it"
 # more earlier runs than HISTORY_MAX (32): the newest 32, oldest first
 many=$tmp/many
 mkdir -p "$many"
@@ -501,14 +477,14 @@ done
 tr -d ' \n' < "$tmp/hm/summary.json" > "$tmp/hm.json"
 grep -q '"runs":\[{"run":"2026-11-01-100012",' "$tmp/hm.json" &&
 	grep -q '{"run":"2026-11-01-100043","gmem_same":false}\],"other_build_or_machine":0,"other_arguments":0,"unreadable":0,"older_not_taken":2' "$tmp/hm.json"
-result $? "34 earlier runs: the newest 32 taken, oldest first, 2 older counted"
+tap_ok $? "34 earlier runs: the newest 32 taken, oldest first, 2 older counted"
 "$CB" --merge="$boots" --history="$tmp/nowhere" --out="$tmp/h2" > /dev/null 2> "$tmp/herr"
 rc=$?
 "$CB" --history="$hroot" --out="$tmp/h3" > /dev/null 2> "$tmp/herr2"
 rc2=$?
 [ $rc -eq 2 ] && grep -q -- '--history=.*nowhere: No such file' "$tmp/herr" && [ ! -e "$tmp/h2/summary.json" ] &&
 	[ $rc2 -eq 2 ] && grep -q -- '--history only goes with --merge' "$tmp/herr2"
-result $? "--history on a missing folder, or without --merge: exit 2, said ($rc, $rc2)"
+tap_ok $? "--history on a missing folder, or without --merge: exit 2, said ($rc, $rc2)"
 # the ratios against gmem take in an earlier run only where its gmem/
 # is of the same 6.12 build
 groot=$tmp/gresults
@@ -527,39 +503,39 @@ tr -d ' \n' < "$tmp/g3/summary.json" > "$tmp/g3.json"
 [ $rc -eq 0 ] && grep -q '"runs":\[{"run":"2026-12-02-a","gmem_same":true},{"run":"2026-12-02-b","gmem_same":false}\]' "$tmp/g3.json" &&
 	grep -o '"inplace_over_gmem":.*' "$tmp/g3.json" | grep -qE '^"inplace_over_gmem":\[\{"size":"4K","direction":"to-shared","n_inplace":120,"n_gmem":180,"p50":\{[^}]*"earlier_runs":\[\{"run":"2026-12-02-a","ratio":0\.4[45][0-9]*\}\]' &&
 	grep -o '"ratios_inplace_over_destructive":.*' "$tmp/g3.json" | grep -qE '"earlier_runs":\[\{"run":"2026-12-02-a","ratio":0\.6[23][0-9]*\},\{"run":"2026-12-02-b","ratio":0\.6[23][0-9]*\}\]'
-result $? "against gmem: an earlier run counts only with gmem/ of the same 6.12 build ($rc)"
+tap_ok $? "against gmem: an earlier run counts only with gmem/ of the same 6.12 build ($rc)"
 # two earlier runs are listed but too few for a between-run term
 "$CR" "$tmp/g3" > /dev/null 2>&1
 tr '\n' ' ' < "$tmp/g3/report.txt" | sed 's/   */ /g' > "$tmp/g3rep"
 grep -o '"ratios_inplace_over_destructive":.*' "$tmp/g3.json" | grep -qE '^[^]]*"between_runs_sd_log":0,' &&
 	grep -q "both from this run's rounds alone: 2 earlier runs of this build and machine (listed as 'earlier'), 3 needed for a between-run term" "$tmp/g3rep"
-result $? "with 2 earlier runs (3 needed) the intervals are the rounds', and the report says so"
+tap_ok $? "with 2 earlier runs (3 needed) the intervals are the rounds', and the report says so"
 
 # --- the other ways in, and the ways out
 make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q '^Latency per conversion' "$tmp/make.out"
-result $? "make report RUN=...: report.txt written and printed ($rc)"
+tap_ok $? "make report RUN=...: report.txt written and printed ($rc)"
 make -s -C "$TOP" --no-print-directory report > /dev/null 2> "$tmp/err"
 grep -q 'no run folder' "$tmp/err"
-result $? "make report without RUN says how to call it"
+tap_ok $? "make report without RUN says how to call it"
 "$CR" -h > "$tmp/help"
 rc=$?
 [ $rc -eq 0 ] && grep -q -- '--plot-data' "$tmp/help"
-result $? "-h prints the usage, exit 0 ($rc)"
+tap_ok $? "-h prints the usage, exit 0 ($rc)"
 "$CR" --bogus "$run" > /dev/null 2>&1
 rc=$?
 "$CR" "$tmp/nope" > /dev/null 2> "$tmp/err"
 rc2=$?
 [ $rc -eq 2 ] && [ $rc2 -eq 2 ] && grep -q 'not a folder' "$tmp/err"
-result $? "a bad option or a missing folder: exit 2 ($rc, $rc2)"
+tap_ok $? "a bad option or a missing folder: exit 2 ($rc, $rc2)"
 mkdir "$tmp/empty"
 "$CR" "$tmp/empty" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 1 ] && grep -q 'summary.json' "$tmp/err"
-result $? "a folder without summary.json: exit 1, says so ($rc)"
+tap_ok $? "a folder without summary.json: exit 1, says so ($rc)"
 "$CB" --merge="$tmp/empty" --out="$tmp/m2" > /dev/null 2> "$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q 'no boot-K folders' "$tmp/err" && [ ! -e "$tmp/m2/summary.json" ]
-result $? "--merge of a folder without boots: exit 2, nothing written ($rc)"
-finish
+tap_ok $? "--merge of a folder without boots: exit 2, nothing written ($rc)"
+tap_finish

@@ -18,19 +18,10 @@ bhf=$bins/btf_has_func
 btf=/sys/kernel/btf/vmlinux
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ ! -x "$bhf" ]; then
-	ok 1 "btf_has_func is built ($bhf)"
+	tap_ok 1 "btf_has_func is built ($bhf)"
 	echo "$passed passed, $failed failed"
 	exit 1
 fi
@@ -47,19 +38,19 @@ run() {
 	"$bhf" "$@" >"$tmp/out" 2>&1
 	rc=$?
 	[ $rc -eq "$want" ]
-	ok $? "$name: exit $rc (want $want)"
+	tap_ok $? "$name: exit $rc (want $want)"
 	[ $rc -eq "$want" ] || sed 's/^/# /' "$tmp/out"
 }
 run 0 "a function" -f "$btf" vfs_read
 grep -qx 'vfs_read: func' "$tmp/out"
-ok $? "a function is said to be one"
+tap_ok $? "a function is said to be one"
 run 1 "a struct member's name" -f "$btf" i_mode
 grep -qx 'i_mode: string only' "$tmp/out"
-ok $? "a member's name is a string only"
+tap_ok $? "a member's name is a string only"
 run 1 "a per-CPU variable's name" -f "$btf" runqueues
 run 1 "no such name" -f "$btf" convbench_no_such_function
 grep -qx 'convbench_no_such_function: missing' "$tmp/out"
-ok $? "an unknown name is missing"
+tap_ok $? "an unknown name is missing"
 run 1 "two functions and a missing name" -f "$btf" vfs_read convbench_no_such_function vfs_write
 run 1 "a missing name first, then a function" convbench_no_such_function vfs_read
 run 0 "two functions, the default BTF file" vfs_read vfs_write
@@ -69,5 +60,4 @@ echo "not BTF" >"$tmp/text"
 run 2 "a file that is no BTF" -f "$tmp/text" vfs_read
 run 2 "a file that does not exist" -f "$tmp/missing" vfs_read
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish

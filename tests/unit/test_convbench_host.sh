@@ -15,31 +15,12 @@
 CB=${1:-build/bench/convbench}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0 skipped=0
-
-result() {	# result 0|1 text
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-
-finish() {
-	if [ $skipped -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ $failed -eq 0 ]
-	exit
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ ! -x "$CB" ]; then
 	echo "# no convbench at $CB"
-	result 1 "convbench is built"
-	finish
+	tap_ok 1 "convbench is built"
+	tap_finish
 fi
 
 # --- a kernel without the feature: exit 4, and still a summary
@@ -52,22 +33,22 @@ if ! grep -qE "$missing" "$tmp/err" && grep -q '"mode": "destructive"' "$tmp/run
 	# it measured: the host kernel has the series, nothing to test here
 	n=$((n + 1)); skipped=$((skipped + 1))
 	echo "ok $n - exit 4 without the series # SKIP this kernel has it (exit $rc)"
-	finish
+	tap_finish
 fi
 [ $rc -eq 4 ]
-result $? "a kernel without the series: exit 4 ($rc)"
+tap_ok $? "a kernel without the series: exit 4 ($rc)"
 for m in destructive inplace; do
 	grep -qE "^convbench: --mode=$m: ($missing)" "$tmp/err"
-	result $? "--mode=$m: the message names the missing feature"
+	tap_ok $? "--mode=$m: the message names the missing feature"
 	grep -qE "\"$m\": \"(this kernel|cannot open)" "$tmp/run/summary.json" 2>/dev/null
-	result $? "--mode=$m: summary.json lists it as unavailable, with why"
+	tap_ok $? "--mode=$m: summary.json lists it as unavailable, with why"
 done
 grep -q '"provenance"' "$tmp/run/summary.json" 2>/dev/null &&
 	grep -q '"cells": \[\]' "$tmp/run/summary.json"
-result $? "summary.json is written: provenance, no cells"
+tap_ok $? "summary.json is written: provenance, no cells"
 [ "$(cat "$tmp/run/samples.csv" 2>/dev/null | wc -l)" -eq 1 ] &&
 	head -n 1 "$tmp/run/samples.csv" | grep -q '^round,mode,size,direction,'
-result $? "samples.csv is written: the header, no samples"
+tap_ok $? "samples.csv is written: the header, no samples"
 
 # --- the third mode: this host has no software-protected VMs with
 # guest_memfd either (it runs in the project's 6.12 kernel)
@@ -80,7 +61,7 @@ if [ $rc -eq 0 ]; then
 else
 	[ $rc -eq 4 ] && grep -q '^convbench: --mode=gmem: .*runs in the 6.12 kernel' "$tmp/err" &&
 		grep -q '"gmem": "' "$tmp/gmem/summary.json" 2>/dev/null
-	result $? "--mode=gmem: exit 4 naming the 6.12 kernel, summary.json says why ($rc)"
+	tap_ok $? "--mode=gmem: exit 4 naming the 6.12 kernel, summary.json says why ($rc)"
 fi
 
 # --- bad options: exit 2 naming the option, nothing written
@@ -91,7 +72,7 @@ bad() {	# bad OPTION-IN-MESSAGE ARGS...
 	"$CB" "$@" --out="$tmp/bad" > /dev/null 2> "$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] && grep -q -- "$want" "$tmp/err" && [ ! -e "$tmp/bad" ]
-	result $? "$* exits 2 naming $want, writes nothing ($rc: $(head -n 1 "$tmp/err"))"
+	tap_ok $? "$* exits 2 naming $want, writes nothing ($rc: $(head -n 1 "$tmp/err"))"
 }
 bad "--size" --size=3K
 bad "--mode" --mode=fast
@@ -118,16 +99,16 @@ rc=$?
 lines=$(grep -cE '^CONVBENCH-CLOCK start tsc=[0-9]+ raw_ns=[0-9]+ tsc_khz=[0-9]+ clocksource=[a-z_-]+ tsc_early_khz=[0-9]+ tsc_unstable=[01]$' "$tmp/clock")
 if [ $rc -eq 0 ]; then
 	[ "$lines" -eq 5 ] && ! grep -q 'tsc_khz=0 ' "$tmp/clock"
-	result $? "--clock-mark: 5 CONVBENCH-CLOCK lines with TSC, clocks and KVM's TSC rate ($lines)"
+	tap_ok $? "--clock-mark: 5 CONVBENCH-CLOCK lines with TSC, clocks and KVM's TSC rate ($lines)"
 else
 	[ $rc -eq 1 ] && grep -q 'KVM_GET_TSC_KHZ' "$tmp/err"
-	result $? "--clock-mark without KVM: exit 1 naming KVM_GET_TSC_KHZ ($rc)"
+	tap_ok $? "--clock-mark without KVM: exit 1 naming KVM_GET_TSC_KHZ ($rc)"
 fi
 
 "$CB" --help > "$tmp/help" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q -- '--inject=WHAT@K' "$tmp/help" &&
 	grep -q -- '--debug' "$tmp/help" && grep -q '128+N' "$tmp/help"
-result $? "--help exits 0 and documents --debug, --inject and exit 128+N ($rc)"
+tap_ok $? "--help exits 0 and documents --debug, --inject and exit 128+N ($rc)"
 
-finish
+tap_finish

@@ -20,34 +20,13 @@
 CB=${1:-./convbench}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0 skipped=0
+. "$(dirname "$0")/../lib/tap.sh"
 
-result() {	# result 0|1 text
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-skip() {	# skip text
-	n=$((n + 1)); skipped=$((skipped + 1))
-	echo "ok $n - $1 # SKIP $why"
-}
-finish() {
-	if [ $skipped -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ $failed -eq 0 ]
-	exit
-}
 show() { sed 's/^/# /' "$@"; }
 
 if [ ! -x "$CB" ]; then
-	result 1 "convbench is built ($CB)"
-	finish
+	tap_ok 1 "convbench is built ($CB)"
+	tap_finish
 fi
 
 # --- --no-vm: this kernel, exit 4, no VM
@@ -55,17 +34,17 @@ fi
 rc=$?
 if grep -q 'lacks the private-memory series' "$tmp/err"; then
 	[ $rc -eq 4 ] && ! grep -q "running in the project's kernel" "$tmp/err"
-	result $? "--no-vm: exit 4 on this kernel, no VM ($rc)"
+	tap_ok $? "--no-vm: exit 4 on this kernel, no VM ($rc)"
 else
 	why="this kernel has the series: nothing to re-run ($rc)"
-	skip "--no-vm"
-	skip "a missing kernel"
-	skip "a run in the VM"
-	skip "an exit status from the VM"
-	skip "SIGINT"
-	skip "--mode=destructive,gmem"
-	skip "--mode=gmem in the 6.12 kernel"
-	finish
+	tap_skip "--no-vm" "$why"
+	tap_skip "a missing kernel" "$why"
+	tap_skip "a run in the VM" "$why"
+	tap_skip "an exit status from the VM" "$why"
+	tap_skip "SIGINT" "$why"
+	tap_skip "--mode=destructive,gmem" "$why"
+	tap_skip "--mode=gmem in the 6.12 kernel" "$why"
+	tap_finish
 fi
 
 # --- no kernel built: exit 4 at once, naming the command that builds it
@@ -78,16 +57,16 @@ show "$tmp/err"
 [ $rc -eq 4 ] && grep -q "'make kernel'" "$tmp/err" &&
 	[ $(( $(date +%s) - start )) -lt 30 ] &&
 	[ -z "$(ls "$tmp/cache")" ] && [ -z "$(ls -A "$tmp/nokernel" 2>/dev/null)" ]
-result $? "no kernel: exit 4 naming 'make kernel', nothing built or written ($rc)"
+tap_ok $? "no kernel: exit 4 naming 'make kernel', nothing built or written ($rc)"
 
 if ! kernel/build.sh --print > /dev/null 2>&1; then
 	why="no project kernel (make kernel)"
-	skip "a run in the VM"
-	skip "an exit status from the VM"
-	skip "SIGINT"
-	skip "--mode=destructive,gmem"
-	skip "--mode=gmem in the 6.12 kernel"
-	finish
+	tap_skip "a run in the VM" "$why"
+	tap_skip "an exit status from the VM" "$why"
+	tap_skip "SIGINT" "$why"
+	tap_skip "--mode=destructive,gmem" "$why"
+	tap_skip "--mode=gmem in the 6.12 kernel" "$why"
+	tap_finish
 fi
 
 # --- a run in the VM: arguments, stdout, stderr, --out, status 0
@@ -97,12 +76,12 @@ CONVBENCH_PROGRESS="tty" "$CB" --mode=destructive,inplace --size 4K --duration=0
 rc=$?
 tr '\r' '\n' < "$tmp/err" | grep -v '^.\[K' | show
 [ $rc -eq 0 ]
-result $? "a run in the VM exits 0 ($rc)"
+tap_ok $? "a run in the VM exits 0 ($rc)"
 grep -qE "running in the project's kernel [^ ]+ under QEMU \((kvm|tcg), [0-9]+ CPUs, [0-9]+ MB\)" "$tmp/err"
-result $? "one line says so: kernel, accelerator, CPUs, memory"
+tap_ok $? "one line says so: kernel, accelerator, CPUs, memory"
 grep -q '^convbench: 1 round, order seed 77$' "$tmp/out" &&
 	grep -q '^inplace/destructive over rounds' "$tmp/out"
-result $? "stdout carries convbench's results, arguments as given"
+tap_ok $? "stdout carries convbench's results, arguments as given"
 # tty progress: each drawing starts with CR and erase-line, and the last
 # one is erased before the results go on
 tr '\r' '\n' < "$tmp/err" | awk -v e="$(printf '\033[K')" '
@@ -112,15 +91,15 @@ tr '\r' '\n' < "$tmp/err" | awk -v e="$(printf '\033[K')" '
 	index($0, e "convbench: cell 2 of 2 ") == 1 { four = 1 }
 	{ line[NR] = $0 }
 	END { exit !(first && four && line[last + 1] == e) }'
-result $? "progress on stderr from the VM: cell k of N, conversions, rate, time left"
+tap_ok $? "progress on stderr from the VM: cell k of N, conversions, rate, time left"
 for f in summary.json samples.csv hist.csv histograms.txt trace.csv; do
 	[ -s "$out/$f" ] || { echo "# missing: $out/$f"; false; }
 done && [ -z "$(find "$out" -name '.*' ! -path "$out")" ]
-result $? "--out comes back whole (summary, samples, histograms, trace), no temporary files"
+tap_ok $? "--out comes back whole (summary, samples, histograms, trace), no temporary files"
 grep -q '"--order-seed=77"' "$out/summary.json" &&
 	grep -q '"--no-vm"' "$out/summary.json" &&
 	grep -qE '"(accel|qemu)"' "$out/summary.json"
-result $? "summary.json records the run in the VM (arguments, accelerator)"
+tap_ok $? "summary.json records the run in the VM (arguments, accelerator)"
 
 # --- convbench's own exit status and stderr come back
 "$CB" --mode=destructive --iterations=5 --rounds=1 --inject=fail@3 \
@@ -128,7 +107,7 @@ result $? "summary.json records the run in the VM (arguments, accelerator)"
 rc=$?
 show "$tmp/err"
 [ $rc -eq 1 ] && grep -q 'conversion 3: .*injected failure' "$tmp/err"
-result $? "a failing run: exit 1 and its message on stderr ($rc)"
+tap_ok $? "a failing run: exit 1 and its message on stderr ($rc)"
 
 # --- SIGINT reaches convbench in the guest, which keeps what it measured
 CONVBENCH_PROGRESS="tty" "$CB" --mode=destructive --size=2M --duration=60 \
@@ -147,14 +126,14 @@ tr '\r' '\n' < "$tmp/err" | grep -v '^.\[K' | show
 [ $rc -eq 130 ] && [ $(( $(date +%s) - start )) -lt 30 ] &&
 	grep -q '"interrupted": true' "$tmp/int/summary.json" 2>/dev/null &&
 	[ "$(wc -l < "$tmp/int/samples.csv")" -gt 1 ]
-result $? "SIGINT: convbench in the VM stops, its conversions come back, exit 130 ($rc)"
+tap_ok $? "SIGINT: convbench in the VM stops, its conversions come back, exit 130 ($rc)"
 
 # --- gmem runs in the other kernel (6.12): one VM cannot run both
 "$CB" --mode=destructive,gmem --iterations=5 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 show "$tmp/err"
 [ $rc -eq 2 ] && grep -q '^convbench: --mode: .*6.1 kernel, gmem in the 6.12 one' "$tmp/err"
-result $? "--mode=destructive,gmem: exit 2, each kernel named, no VM ($rc)"
+tap_ok $? "--mode=destructive,gmem: exit 2, each kernel named, no VM ($rc)"
 if FLAVOUR=gmem kernel/build.sh --print > /dev/null 2>&1; then
 	"$CB" --mode=gmem --iterations=5 --rounds=1 --out="$tmp/gmem" \
 		> "$tmp/out" 2> "$tmp/err"
@@ -163,10 +142,10 @@ if FLAVOUR=gmem kernel/build.sh --print > /dev/null 2>&1; then
 	[ $rc -eq 0 ] && grep -q "running in the project's gmem kernel 6\.12" "$tmp/err" &&
 		grep -q '^  gmem  *4K   to-shared  n 5 in 1 round' "$tmp/out" &&
 		[ -s "$tmp/gmem/summary.json" ]
-	result $? "--mode=gmem runs in the 6.12 kernel, --out comes back ($rc)"
+	tap_ok $? "--mode=gmem runs in the 6.12 kernel, --out comes back ($rc)"
 else
 	why="no gmem kernel (make kernel-gmem)"
-	skip "--mode=gmem in the 6.12 kernel"
+	tap_skip "--mode=gmem in the 6.12 kernel" "$why"
 fi
 
-finish
+tap_finish

@@ -21,18 +21,9 @@ vm=$top/tests/vm
 lib=$top/tests/lib
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
+. "$(dirname "$0")/../lib/tap.sh"
 SH=sh
 command -v busybox >/dev/null 2>&1 && SH="busybox sh"
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
 
 # --- canned failure lines, as convbench and convstress print them
 EMU_CB='destructive 64K: FAILED: vCPU 1: unexpected exit 8 (SHUTDOWN; guest rip 0x4021a3; page tables and IDT intact)'
@@ -51,7 +42,7 @@ fault() {	# WANT(0 yes, 1 no) NAME LINE...
 	printf '%s\n' "$@" >"$tmp/canned"
 	$SH -c '. "$1/emu_retry.sh"; emu_fault "$2"' _ "$lib" "$tmp/canned"
 	[ $? -eq "$want" ]
-	ok $? "emu_fault: $name"
+	tap_ok $? "emu_fault: $name"
 }
 fault 0 "convbench's triple fault, stdout and stderr" "$EMU_CB" "$EMU_CB_ERR"
 fault 0 "convstress's triple fault" '# replay: convstress --seed=5' "$EMU_ST" '0 passed, 1 failed'
@@ -104,14 +95,14 @@ smp() {	# NAME WANT-RC WANT-CALLS WANT-RETRIES PLAN...
 		cb_run_smp "$2/txt" "$2/run" --mode=inplace --vcpus=2
 		echo "rc=$? retries=$emu_retries"' _ "$lib" "$tmp" | tail -n 1)
 	[ "$got" = "rc=$want_rc retries=$want_retries" ] && [ "$(calls)" -eq "$want_calls" ]
-	ok $? "cb_run_smp: $name ($got, $(calls) runs; want rc=$want_rc retries=$want_retries, $want_calls runs)"
+	tap_ok $? "cb_run_smp: $name ($got, $(calls) runs; want rc=$want_rc retries=$want_retries, $want_calls runs)"
 }
 smp "passes: one run" 0 1 0 pass
 smp "the fault once: rerun, pass" 0 2 1 emu pass
 [ "$(cat "$tmp/run/mark" 2>/dev/null)" = pass ] &&
 	[ "$(cat "$tmp/run.triple-fault/mark" 2>/dev/null)" = emu ] &&
 	grep -q 'SHUTDOWN' "$tmp/txt.triple-fault"
-ok $? "cb_run_smp: the faulted run's folder and text are kept aside, the rerun gets a fresh folder"
+tap_ok $? "cb_run_smp: the faulted run's folder and text are kept aside, the rerun gets a fresh folder"
 smp "the fault every time: one rerun, fail" 1 2 1 emu emu pass
 smp "a data mismatch: fail at once" 1 1 0 bad pass
 smp "a SHUTDOWN with changed tables: fail at once" 1 1 0 tables pass
@@ -133,27 +124,26 @@ short() {	# NAME WANT-RC WANT-CALLS PLAN...
 		>"$tmp/short.out" 2>&1
 	rc=$?
 	[ $rc -eq "$want_rc" ] && [ "$(calls)" -eq "$want_calls" ]
-	ok $? "test_stress_short: $name (exit $rc, $(calls) runs; want $want_rc, $want_calls)"
+	tap_ok $? "test_stress_short: $name (exit $rc, $(calls) runs; want $want_rc, $want_calls)"
 }
 short "passes: one run" 0 1 pass
 short "the fault once: run again, pass" 0 2 emu pass
 [ "$(sed -n 2p "$tmp/calls")" = "--duration=15 --seed=1234" ] &&
 	[ "$(sed -n 1p "$tmp/calls")" = "--duration=15" ]
-ok $? "test_stress_short: the rerun replays the first run's seed ($(sed -n 2p "$tmp/calls"))"
+tap_ok $? "test_stress_short: the rerun replays the first run's seed ($(sed -n 2p "$tmp/calls"))"
 grep -q "^# run 1: $EMU_ST" "$tmp/short.out" &&
 	grep -q '^# emulator triple fault' "$tmp/short.out" &&
 	[ "$(tail -n 1 "$tmp/short.out")" = "1 passed, 0 failed" ]
-ok $? "test_stress_short: the faulted run's lines kept as comments, the last run's closing line last"
+tap_ok $? "test_stress_short: the faulted run's lines kept as comments, the last run's closing line last"
 grep -q '^# emulator triple faults: 1' "$tmp/short.out"
-ok $? "test_stress_short: the count of emulator faults is printed"
+tap_ok $? "test_stress_short: the count of emulator faults is printed"
 short "the fault twice: two reruns, pass" 0 3 emu emu pass
 short "the fault every time: fail after two reruns" 1 3 emu emu emu pass
 tail -n 1 "$tmp/short.out" | grep -q '^0 passed, 1 failed$'
-ok $? "test_stress_short: a final fault is the failing run's closing line"
+tap_ok $? "test_stress_short: a final fault is the failing run's closing line"
 short "a data mismatch: fail at once" 1 1 bad pass
 short "a SHUTDOWN with a changed IDT: fail at once" 1 1 tables pass
 short "the fault's words with exit 2: fail at once" 2 1 emu-rc2 pass
 short "the fault, then a mismatch: fail, no third run" 1 2 emu bad pass
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish

@@ -19,16 +19,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 # shellcheck source=kernel/vm/kreport.sh
 . "$top/kernel/vm/kreport.sh"
@@ -60,7 +51,7 @@ scan() {
 	elif [ -n "$kreport_warn" ]; then got=warn
 	else got=none; fi
 	[ "$got" = "$want" ]
-	ok $? "kreport: $name: $got (want $want)${kreport_panic:+: $kreport_panic}${kreport_warn:+: $kreport_warn}"
+	tap_ok $? "kreport: $name: $got (want $want)${kreport_panic:+: $kreport_panic}${kreport_warn:+: $kreport_warn}"
 }
 
 W='[   41.000001]'
@@ -122,18 +113,18 @@ printf '%s\n' "CONVBENCH-COMMAND-START uptime=3.10 cpus=2" \
 	"[   12.000000] WARNING: CPU: 0 PID: 9 at kernel/x.c:1 y+0x1/0x2" >"$tmp/log"
 kreport_scan "$tmp/log"
 [ -n "$kreport_warn" ] && [ -z "$kreport_panic" ]
-ok $? "kreport: no dmesg block (a crash): a WARNING on the console counts"
+tap_ok $? "kreport: no dmesg block (a crash): a WARNING on the console counts"
 printf '%s\n' "CONVBENCH-COMMAND-START uptime=3.10 cpus=2" \
 	"[   12.000000] Kernel panic - not syncing: Fatal exception" >"$tmp/log"
 kreport_scan "$tmp/log"
 [ -n "$kreport_panic" ]
-ok $? "kreport: a kernel panic on the console"
+tap_ok $? "kreport: a kernel panic on the console"
 console "$tmp/log" "ok" "$W WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2
 $W WARNING: CPU: 1 PID: 2 at b.c:2 g+0x1/0x2
 $W INFO: task kworker/0:1:9 blocked for more than 61 seconds."
 kreport_scan "$tmp/log"
 [ "$kreport_nwarn" = 3 ] && [[ $kreport_warn == *a.c:1* ]]
-ok $? "kreport: every warning line counted ($kreport_nwarn), the first named"
+tap_ok $? "kreport: every warning line counted ($kreport_nwarn), the first named"
 
 # --- run-vm.sh end to end, with a fake QEMU printing a canned console
 cat >"$tmp/qemu" <<'EOF'
@@ -157,7 +148,7 @@ vmrun() {	# NAME WANT-RC STATUS DMESG-LINES [RUN-VM OPTIONS...]
 		--disk 1 -q "$@" -- true >"$tmp/vm.out" 2>"$tmp/vm.err"
 	rc=$?
 	[ $rc -eq "$want" ]
-	ok $? "run-vm: $name: exit $rc (want $want)"
+	tap_ok $? "run-vm: $name: exit $rc (want $want)"
 	[ $rc -eq "$want" ] || cat "$tmp/vm.out" "$tmp/vm.err" | sed 's/^/# /'
 }
 vmrun "a clean run" 0 0 ""
@@ -165,14 +156,13 @@ vmrun "the command's failure" 1 1 ""
 vmrun "a WARNING with --fail-on-warn" 125 0 "$W WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2" --fail-on-warn
 grep -q 'kernel warning (1 report lines, the first): .*WARNING: CPU: 0' "$tmp/vm.err" &&
 	grep -q '^result=warning$' "$tmp/out/vm.env" && grep -q '^kernel_warnings=1$' "$tmp/out/vm.env"
-ok $? "run-vm: the warning is named on stderr and in vm.env"
+tap_ok $? "run-vm: the warning is named on stderr and in vm.env"
 vmrun "a WARNING with --fail-on-warn after the command failed" 125 1 "$W WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2" --fail-on-warn
 vmrun "a WARNING without --fail-on-warn: reported, not failed" 0 0 "$W WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2"
 grep -q 'kernel warning' "$tmp/vm.err"
-ok $? "run-vm: the warning is still reported without --fail-on-warn"
+tap_ok $? "run-vm: the warning is still reported without --fail-on-warn"
 vmrun "KASAN without --fail-on-warn" 125 0 "$W BUG: KASAN: use-after-free in f+0x1/0x2"
 vmrun "a guest that never reports" 126 none ""
 FAKE_SLEEP=5 vmrun "a guest that hangs past --timeout" 124 none "" --timeout 1
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish

@@ -15,18 +15,9 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
+. "$(dirname "$0")/../lib/tap.sh"
 SH=sh
 command -v busybox >/dev/null 2>&1 && SH="busybox sh"
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
 
 d=$tmp/tests
 mkdir -p "$d"
@@ -56,7 +47,7 @@ ra() {
 	rc=$?
 	last=$(tail -n 1 "$tmp/out")
 	[ $rc -eq "$want_rc" ] && [ "$last" = "$want" ]
-	ok $? "$name: exit $rc, '$last' (want $want_rc, '$want')"
+	tap_ok $? "$name: exit $rc, '$last' (want $want_rc, '$want')"
 }
 ra "a passing test" 0 "2 passed, 0 failed, 0 skipped" t_pass
 ra "a failing test" 1 "1 passed, 1 failed, 0 skipped" t_fail
@@ -74,8 +65,7 @@ ra "only lines starting with ok count" 0 "1 passed, 0 failed, 0 skipped" t_comme
 ra "the sum over tests" 1 "4 passed, 2 failed, 2 skipped" t_pass t_fail t_skip t_skip_silent t_comment t_silent0
 grep -q '^# t_fail: 1 passed, 1 failed, 0 skipped (exit 1)$' "$tmp/out" &&
 	grep -q '^# t_silent0: 0 passed, 1 failed, 0 skipped (exit 0)$' "$tmp/out"
-ok $? "each test's own count is printed"
+tap_ok $? "each test's own count is printed"
 ra "the sum over passing tests" 0 "5 passed, 0 failed, 1 skipped" t_pass t_skip t_pass t_comment
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish

@@ -18,16 +18,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 # the fake QEMU: the command from the initramfs, the next outcome of
 # the plan (KIND STORM-S POSITIONS, one a line), a console as run-vm
@@ -85,7 +76,7 @@ stress() {
 	rc=$?
 	vms=$(wc -l <"$tmp/calls")
 	[ $rc -eq "$want_rc" ] && [ "$vms" -eq "$want_vms" ]
-	ok $? "$name: exit $rc, $vms VM(s) (want $want_rc, $want_vms)"
+	tap_ok $? "$name: exit $rc, $vms VM(s) (want $want_rc, $want_vms)"
 	[ $rc -eq "$want_rc" ] && [ "$vms" -eq "$want_vms" ] ||
 		cat "$tmp/out" "$tmp/err" | sed 's/^/# /' | tail -n 15
 }
@@ -96,42 +87,42 @@ stress "a clean storm" 0 1 "pass 600.0 900,880,870,860" -- --duration 600
 	grep -q '^# run-stress: seed 5, 600 s of storm in 1 VM(s); emulator triple faults: 0 ' "$tmp/out" &&
 	grep -q '^# run-stress: crawls, VM 1: 1 (KVM_RUNs past 30 s without an exit' "$tmp/out" &&
 	[ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ]
-ok $? "a clean storm: one VM with the seed, 0 faults and its crawls said, the closing line last"
+tap_ok $? "a clean storm: one VM with the seed, 0 faults and its crawls said, the closing line last"
 
 stress "the emulator's fault once" 0 2 "emu 42.3 90,88,87,86" "pass 557.7 900,880,870,860" -- --duration 600
 [ "$(call 2)" = "convstress --duration=558 --seed=5 --start-op=90,88,87,86" ]
-ok $? "the fault once: the second VM continues the seed from the positions for the time left ($(call 2))"
+tap_ok $? "the fault once: the second VM continues the seed from the positions for the time left ($(call 2))"
 grep -q '^# run-stress: seed 5, 600 s of storm in 2 VM(s); emulator triple faults: 1 ' "$tmp/out" &&
 	grep -q '^# run-stress:   at 42.3 s of storm (VM 1): vCPU 1: KVM_RUN 0, exit SHUTDOWN: page tables and IDT intact' "$tmp/out" &&
 	[ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ]
-ok $? "the fault once: counted, listed with its storm time, the storm passes"
+tap_ok $? "the fault once: counted, listed with its storm time, the storm passes"
 
 stress "the fault twice" 0 3 "emu 42.0 90,88,87,86" "emu 100.5 300,310,290,280" "pass 457.5 1,1,1,1" -- --duration 600
 [ "$(call 3)" = "convstress --duration=458 --seed=5 --start-op=300,310,290,280" ] &&
 	grep -q '^# run-stress:   at 142.5 s of storm (VM 2): ' "$tmp/out" &&
 	grep -q 'emulator triple faults: 2 ' "$tmp/out"
-ok $? "the fault twice: the third VM from the second's positions, storm times added up ($(call 3))"
+tap_ok $? "the fault twice: the third VM from the second's positions, storm times added up ($(call 3))"
 
 stress "the fault at the very end" 0 1 "emu 599.6 90,88,87,86" -- --duration 600
 grep -q 'emulator triple faults: 1 ' "$tmp/out"
-ok $? "the fault at the end: the storm had run its time, the fault is still counted"
+tap_ok $? "the fault at the end: the storm had run its time, the fault is still counted"
 
 stress "more faults than --max-emu-faults 2" 1 3 "emu 10.0 1,1,1,1" "emu 10.0 2,2,2,2" "emu 10.0 3,3,3,3" "pass 570 4,4,4,4" -- --duration 600 --max-emu-faults 2
 grep -q '^# run-stress: more emulator triple faults than --max-emu-faults 2' "$tmp/out" &&
 	[ "$(tail -n 1 "$tmp/out")" = "0 passed, 1 failed" ]
-ok $? "more faults than allowed: the storm fails, saying so"
+tap_ok $? "more faults than allowed: the storm fails, saying so"
 stress "--max-emu-faults 0: the fault fails the storm" 1 1 "emu 10.0 1,1,1,1" "pass 590 1,1,1,1" -- --duration 600 --max-emu-faults 0
 
 stress "a data mismatch: no second VM" 1 1 "bad 80.0 9,9,9,9" "pass 520 1,1,1,1" -- --duration 600
 grep -q '^# run-stress: VM 1 failed (exit 1)' "$tmp/out" && grep -q 'emulator triple faults: 0 ' "$tmp/out"
-ok $? "a data mismatch: the failing VM named, no fault counted"
+tap_ok $? "a data mismatch: the failing VM named, no fault counted"
 stress "a hang: no second VM" 1 1 "hang 45.0 53,60,61,62" "pass 555 1,1,1,1" -- --duration 600
 stress "the guest's own SHUTDOWN: no second VM" 1 1 "own 20.0 5,6,6,6" "pass 580 1,1,1,1" -- --duration 600
 stress "the fault with a kernel warning: no second VM" 125 1 "warn 42.0 90,88,87,86" "pass 558 1,1,1,1" -- --duration 600
 stress "the fault, then a mismatch" 1 2 "emu 42.0 90,88,87,86" "bad 10.0 99,99,99,99" "pass 500 1,1,1,1" -- --duration 600
 grep -q 'emulator triple faults: 1 ' "$tmp/out" &&
 	grep -q '(that VM alone: convstress --seed=5 --start-op=90,88,87,86 --duration=558)' "$tmp/out"
-ok $? "the fault, then a mismatch: the fault listed, the failing VM's own replay given"
+tap_ok $? "the fault, then a mismatch: the fault listed, the failing VM's own replay given"
 
 for bad in "--duration 0" "--duration x" "--seed -1" "--max-emu-faults x" "--max-emu-faults 101" "--bogus"; do
 	# shellcheck disable=SC2086 # the options are words
@@ -139,8 +130,7 @@ for bad in "--duration 0" "--duration x" "--seed -1" "--max-emu-faults x" "--max
 		--out "$tmp/results" $bad >/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] && grep -q '^run-stress: ' "$tmp/err"
-	ok $? "bad option $bad: exit 2, said why ($rc)"
+	tap_ok $? "bad option $bad: exit 2, said why ($rc)"
 done
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish

@@ -17,16 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 rs=$top/tests/run-suites.sh
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 # rs NAME WANT-RC WANT-TOTAL SUITE... (each NAME=COMMAND)
 run() {
@@ -36,7 +27,7 @@ run() {
 	rc=$?
 	last=$(tail -n 1 "$tmp/out")
 	[ $rc -eq "$want_rc" ] && [ "$last" = "$want" ]
-	ok $? "$name: exit $rc, '$last' (want $want_rc, '$want')"
+	tap_ok $? "$name: exit $rc, '$last' (want $want_rc, '$want')"
 }
 run "a passing suite" 0 "3 passed, 0 failed, 0 skipped" \
 	"a=echo 'ok 1'; echo '3 passed, 0 failed'"
@@ -71,16 +62,15 @@ run "the sum of several suites" 1 "6 passed, 2 failed, 1 skipped" \
 	"c=echo '1 passed, 0 failed'" "d=echo oops"
 grep -q '^b  *2 passed, 1 failed, 1 skipped (exit 1, [0-9]*s)$' "$tmp/out" &&
 	grep -q '^run-suites: d printed no closing line (exit 0)$' "$tmp/out"
-ok $? "the summary names each suite's counts and the one without a line"
+tap_ok $? "the summary names each suite's counts and the one without a line"
 run "the sum of passing suites" 0 "6 passed, 0 failed, 1 skipped" \
 	"a=echo '3 passed, 0 failed'" "b=echo '2 passed, 0 failed, 1 skipped'" \
 	"c=echo '1 passed, 0 failed'"
 "$rs" >/dev/null 2>&1
 [ $? -eq 2 ]
-ok $? "no suite: exit 2"
+tap_ok $? "no suite: exit 2"
 "$rs" "a=true" "no-equals-sign" >/dev/null 2>&1
 [ $? -eq 2 ]
-ok $? "a suite that is not NAME=COMMAND: exit 2"
+tap_ok $? "a suite that is not NAME=COMMAND: exit 2"
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish

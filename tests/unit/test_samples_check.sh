@@ -16,19 +16,10 @@ bins=${1:-build/tests}
 check=$(cd "$bins" 2>/dev/null && pwd)/samples_check
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../lib/tap.sh"
 
 if [ ! -x "$check" ]; then
-	ok 1 "samples_check is built ($check)"
+	tap_ok 1 "samples_check is built ($check)"
 	echo "$passed passed, $failed failed"
 	exit 1
 fi
@@ -55,14 +46,14 @@ run() {
 	(cd "$tmp" && "$check" "$@") >"$tmp/out" 2>&1
 	rc=$?
 	[ $rc -eq "$want" ]
-	ok $? "$name: exit $rc (want $want)"
+	tap_ok $? "$name: exit $rc (want $want)"
 	[ $rc -eq "$want" ] || sed 's/^/# /' "$tmp/out"
 }
 
 csv good.csv "$GOOD" "$GOOD_I" "$GOOD_IMP"
 run 0 "three plausible conversions" good.csv
 grep -q '^samples_check: good.csv: 3 rows, all invariants hold$' "$tmp/out"
-ok $? "the passing file is named with its row count"
+tap_ok $? "the passing file is named with its row count"
 
 # one field changed from the good row: each must be refused
 bad() {	# NAME ROW WORDS (grep -E pattern the reason must contain)
@@ -70,7 +61,7 @@ bad() {	# NAME ROW WORDS (grep -E pattern the reason must contain)
 	run 1 "$1" bad.csv
 	grep -qE "^samples_check: bad.csv:3: [a-z]+ 64K to-shared vcpu 0 iter 0: .*($3)" "$tmp/out" &&
 		grep -q '1 of 2 rows break a timing invariant' "$tmp/out"
-	ok $? "$1: line 3 named with the cell and why"
+	tap_ok $? "$1: line 3 named with the cell and why"
 }
 bad "host handler outside the exit round trip" \
 	0,destructive,64K,to-shared,explicit,1,0,0,509010,139000,16000,93000,400000,1,99000,19000,36000,0 \
@@ -106,7 +97,7 @@ csv many.csv "$GOOD" "$(echo "$GOOD" | sed 's/,57000,/,99000,/')" \
 run 1 "seven bad rows of eight" many.csv
 [ "$(grep -c '^samples_check: many.csv:[0-9]*: ' "$tmp/out")" -eq 5 ] &&
 	grep -q '7 of 8 rows break a timing invariant' "$tmp/out"
-ok $? "seven bad rows: the first five shown, all seven counted"
+tap_ok $? "seven bad rows: the first five shown, all seven counted"
 
 csv empty.csv
 run 1 "a header and no rows (a run that recorded nothing)" empty.csv
@@ -123,5 +114,4 @@ run 1 "a good file, then a bad one" good.csv bad.csv
 run 2 "a bad file, then a missing one" bad.csv missing.csv
 run 2 "a missing file, then a bad one" missing.csv bad.csv
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish
