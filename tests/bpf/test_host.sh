@@ -16,27 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CT=${CONVTRACE:-$HERE/convtrace}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0 passed=0 failed=0 skipped=0
-
-result() {	# result 0|1 text
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-
-finish() {
-	if [ $skipped -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ $failed -eq 0 ] || exit 1
-	[ $passed -eq 0 ] && [ $skipped -gt 0 ] && exit 4
-	exit 0
-}
+. "$HERE/tap.sh"
 
 # count of PROBE in a convtrace CSV: one count per (probe, context)
 csv_count() {	# csv_count FILE PROBE
@@ -52,10 +32,10 @@ lib_test() {
 	lrc=$?
 	while IFS= read -r line; do
 		case $line in
-		"ok "*"# SKIP"*) n=$((n + 1)); skipped=$((skipped + 1))
-			echo "ok $n - ${line#ok * - }" ;;
-		"ok "*) result 0 "${line#ok * - }" ;;
-		"not ok "*) result 1 "${line#not ok * - }" ;;
+		"ok "*"# SKIP"*) t=${line#ok * - }
+			tap_skip "${t%% # SKIP*}" "${t#* # SKIP }" ;;
+		"ok "*) tap_ok 0 "${line#ok * - }" ;;
+		"not ok "*) tap_ok 1 "${line#not ok * - }" ;;
 		*" passed, "*) ;;
 		"#"*) echo "$line" ;;
 		*) echo "# $line" ;;
@@ -69,15 +49,15 @@ lib_test host_kvm_exits "$HERE/host_kvm_exits"
 rc=$?
 case $rc in
 0|1) ;;
-4) echo "# host_kvm_exits skipped: the wrapper checks need the same"; finish ;;
-*) result 1 "host_kvm_exits exited $rc (crash?)" ;;
+4) echo "# host_kvm_exits skipped: the wrapper checks need the same"; tap_finish ;;
+*) tap_ok 1 "host_kvm_exits exited $rc (crash?)" ;;
 esac
 # calls of known duration: the bucket, not only the count
 lib_test known_latency "$HERE/known_latency"
 rc=$?
 case $rc in
 0|1|4) ;;
-*) result 1 "known_latency exited $rc (crash?)" ;;
+*) tap_ok 1 "known_latency exited $rc (crash?)" ;;
 esac
 
 # --- the wrapper
@@ -86,15 +66,15 @@ echo "# convtrace -- host_kvm_exits --guest-only 7"
 	> "$tmp/g.out" 2> "$tmp/g.err"
 rc=$?
 sed 's/^/# /' "$tmp/g.err"
-result $rc "convtrace exits with the command's status 0 ($rc)"
+tap_ok $rc "convtrace exits with the command's status 0 ($rc)"
 c=$(csv_count "$tmp/g.csv" kvm:kvm_userspace_exit)
 [ "$c" = 8 ]
-result $? "CSV: kvm_userspace_exit 8 = 7 IO + 1 HLT ($c)"
+tap_ok $? "CSV: kvm_userspace_exit 8 = 7 IO + 1 HLT ($c)"
 c=$(csv_count "$tmp/g.csv" kvm:userspace_roundtrip)
 [ "$c" = 7 ]
-result $? "CSV: userspace round trips 7 ($c)"
+tap_ok $? "CSV: userspace round trips 7 ($c)"
 grep -q "kvm:kvm_userspace_exit" "$tmp/g.out"
-result $? "histograms printed when the command exits"
+tap_ok $? "histograms printed when the command exits"
 ok=0
 for f in shmem_fallocate memfile_notifier_invalidate \
 	 memfile_notifier_fallocate kvm_faultin_pfn_private; do
@@ -103,39 +83,39 @@ for f in shmem_fallocate memfile_notifier_invalidate \
 	grep -q "not traced:.* ${f} " "$tmp/g.err" "$tmp/g.out" ||
 		grep -q "^$f " "$tmp/g.out" || { ok=1; echo "# $f not reported"; }
 done
-result $ok "each function probe is traced or reported by name"
+tap_ok $ok "each function probe is traced or reported by name"
 grep -q "tracepoint rows" "$tmp/g.err"
-result $? "convtrace says what it attached"
+tap_ok $? "convtrace says what it attached"
 
 "$CT" -q -o "$tmp/x.csv" -- sh -c 'exit 7' > /dev/null 2>&1
 rc=$?
 [ $rc = 7 ]
-result $? "exit status of the command passes through (7: $rc)"
+tap_ok $? "exit status of the command passes through (7: $rc)"
 
 "$CT" -q -o "$tmp/x.csv" -- sh -c 'kill -9 $$' > /dev/null 2>&1
 rc=$?
 [ $rc = 137 ]
-result $? "a command killed by SIGKILL gives 137 ($rc)"
+tap_ok $? "a command killed by SIGKILL gives 137 ($rc)"
 
 "$CT" --frobnicate -- true > /dev/null 2> "$tmp/bad.err"
 rc=$?
 [ $rc = 2 ] && grep -q "unknown option" "$tmp/bad.err"
-result $? \
+tap_ok $? \
 	"an unknown option exits 2 with a message ($rc: $(head -n1 "$tmp/bad.err"))"
 "$CT" -p 12x > /dev/null 2> "$tmp/bad.err"
 rc=$?
 [ $rc = 2 ]
-result $? "a bad -p exits 2 ($rc: $(head -n1 "$tmp/bad.err"))"
+tap_ok $? "a bad -p exits 2 ($rc: $(head -n1 "$tmp/bad.err"))"
 "$CT" > /dev/null 2>&1
 [ $? = 2 ]
-result $? "no command and no -p exits 2"
+tap_ok $? "no command and no -p exits 2"
 
 sleep 1 &
 sp=$!
 "$CT" -q -o "$tmp/p.csv" -p $sp > /dev/null 2>&1
 rc=$?
 [ $rc = 0 ] && [ -s "$tmp/p.csv" ]
-result $? \
+tap_ok $? \
 	"-p PID stops when the process exits, writes the CSV ($rc)"
 
 "$CT" -- sleep 10 > "$tmp/t.out" 2>&1 &
@@ -145,7 +125,7 @@ kill -TERM $cp
 wait $cp
 rc=$?
 [ $rc = 143 ] && grep -q "^probe " "$tmp/t.out"
-result $? \
+tap_ok $? \
 	"SIGTERM goes to the command, histograms still printed ($rc)"
 
-finish
+tap_finish

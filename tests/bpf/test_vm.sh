@@ -19,32 +19,7 @@ CT=$HERE/convtrace
 WL=$HERE/workload
 RES=${CONVBENCH_OUT:-/tmp}/bpf
 mkdir -p "$RES" || exit 1
-n=0 passed=0 failed=0 skipped=0
-
-result() {	# result 0|1 text
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-
-skip() {	# skip text reason
-	n=$((n + 1)); skipped=$((skipped + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-
-finish() {
-	if [ $skipped -gt 0 ]; then
-		echo "$passed passed, $failed failed, $skipped skipped"
-	else
-		echo "$passed passed, $failed failed"
-	fi
-	[ $failed -eq 0 ] || exit 1
-	[ $passed -eq 0 ] && [ $skipped -gt 0 ] && exit 4
-	exit 0
-}
+. "$HERE/tap.sh"
 
 # sum of PROBE's counts over contexts (count repeats on each bucket line)
 csv_count() {	# csv_count FILE PROBE
@@ -59,10 +34,10 @@ csv_attach() {	# csv_attach FILE PROBE
 if ! grep -q ' memfile_notifier_invalidate$' /proc/kallsyms; then
 	why="no memfile_notifier_invalidate in /proc/kallsyms: kernel lacks the series"
 	case ${CONVBENCH_REQUIRE_SERIES:-0} in
-	0) skip test_vm "$why" ;;
-	*) result 1 "test_vm: $why (CONVBENCH_REQUIRE_SERIES is set)" ;;
+	0) tap_skip test_vm "$why" ;;
+	*) tap_ok 1 "test_vm: $why (CONVBENCH_REQUIRE_SERIES is set)" ;;
 	esac
-	finish
+	tap_finish
 fi
 
 # run_case NAME WORKLOAD-ARGS...: counts of every "expect" line
@@ -77,31 +52,31 @@ run_case() {
 	rc=$?
 	sed 's/^/# /' "$RES/$name.err"
 	if [ $rc -eq 4 ]; then
-		skip "$name" "workload skipped: $(grep workload: "$RES/$name.err" | head -n 1)"
+		tap_skip "$name" "workload skipped: $(grep workload: "$RES/$name.err" | head -n 1)"
 		return
 	fi
-	result $rc "$name: convtrace -- workload $* exits 0 ($rc)"
+	tap_ok $rc "$name: convtrace -- workload $* exits 0 ($rc)"
 	[ $rc -eq 0 ] || return
 	grep '^expect ' "$RES/$name.out" > "$RES/$name.expect"
 	while read -r _ probe want; do
 		got=$(csv_count "$RES/$name.csv" "$probe")
 		how=$(csv_attach "$RES/$name.csv" "$probe")
 		[ "$got" = "$want" ]
-		result $? \
+		tap_ok $? \
 			"$name: $probe called $want times ($got, ${how:-not in CSV})"
 	done < "$RES/$name.expect"
 }
 
 # the series' hooks must get fentry/fexit here, the rest may use kprobes
 "$CT" -q -o "$RES/probe.csv" -- true > /dev/null 2> "$RES/probe.err"
-result $? "convtrace loads and attaches in this kernel"
+tap_ok $? "convtrace loads and attaches in this kernel"
 sed 's/^/# /' "$RES/probe.err"
 for f in shmem_fallocate memfile_notifier_invalidate \
 	 memfile_notifier_fallocate kvm_faultin_pfn_private \
 	 kvm_memfile_notifier_handler kvm_vm_ioctl_set_sw_private_range; do
 	how=$(csv_attach "$RES/probe.csv" "$f")
 	[ "$how" = fentry ]
-	result $? "$f is attached with fentry/fexit (${how:-?})"
+	tap_ok $? "$f is attached with fentry/fexit (${how:-?})"
 done
 grep -q "not traced" "$RES/probe.err" &&
 	echo "# (functions this kernel lacks are listed above, by name)"
@@ -114,7 +89,7 @@ CT_ARGS=-K
 run_case memfd_kprobe --kvm -n 16 -k 4 -m 4 -g 3 -r 2 -c 2 -s 3
 how=$(csv_attach "$RES/memfd_kprobe.csv" shmem_fallocate)
 [ "$how" = kprobe ]
-result $? "-K: shmem_fallocate is attached with a kprobe (${how:-?})"
+tap_ok $? "-K: shmem_fallocate is attached with a kprobe (${how:-?})"
 
 # the library test, nested KVM: its lines renumbered into ours
 echo "# host_kvm_exits (nested guest)"
@@ -122,9 +97,9 @@ echo "# host_kvm_exits (nested guest)"
 rc=$?
 while IFS= read -r line; do
 	case $line in
-	"ok "*"# SKIP"*) t=${line#ok * - }; skip "host_kvm_exits: ${t%% # SKIP*}" "${t#* # SKIP }" ;;
-	"ok "*) result 0 "host_kvm_exits: ${line#ok * - }" ;;
-	"not ok "*) result 1 "host_kvm_exits: ${line#not ok * - }" ;;
+	"ok "*"# SKIP"*) t=${line#ok * - }; tap_skip "host_kvm_exits: ${t%% # SKIP*}" "${t#* # SKIP }" ;;
+	"ok "*) tap_ok 0 "host_kvm_exits: ${line#ok * - }" ;;
+	"not ok "*) tap_ok 1 "host_kvm_exits: ${line#not ok * - }" ;;
 	*" passed, "*) ;;
 	"#"*) echo "$line" ;;
 	*) echo "# $line" ;;
@@ -132,7 +107,7 @@ while IFS= read -r line; do
 done < "$RES/host_kvm_exits.out"
 case $rc in
 0|1|4) ;;
-*) result 1 "host_kvm_exits exited $rc (crash or timeout)" ;;
+*) tap_ok 1 "host_kvm_exits exited $rc (crash or timeout)" ;;
 esac
 
 # calls of known duration land in the right bucket: fentry, kprobes
@@ -142,9 +117,9 @@ for k in "" -K; do
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
-		"ok "*"# SKIP"*) t=${line#ok * - }; skip "known_latency$k: ${t%% # SKIP*}" "${t#* # SKIP }" ;;
-		"ok "*) result 0 "known_latency$k: ${line#ok * - }" ;;
-		"not ok "*) result 1 "known_latency$k: ${line#not ok * - }" ;;
+		"ok "*"# SKIP"*) t=${line#ok * - }; tap_skip "known_latency$k: ${t%% # SKIP*}" "${t#* # SKIP }" ;;
+		"ok "*) tap_ok 0 "known_latency$k: ${line#ok * - }" ;;
+		"not ok "*) tap_ok 1 "known_latency$k: ${line#not ok * - }" ;;
 		*" passed, "*) ;;
 		"#"*) echo "$line" ;;
 		*) echo "# $line" ;;
@@ -152,17 +127,17 @@ for k in "" -K; do
 	done < "$RES/known_latency$k.out"
 	case $rc in
 	0|1|4) ;;
-	*) result 1 "known_latency $k exited $rc (crash or timeout)" ;;
+	*) tap_ok 1 "known_latency $k exited $rc (crash or timeout)" ;;
 	esac
 done
 # in this kernel the function probe must run, not skip
 grep -q "^ok .*hrtimer_nanosleep: 20.0 ms call in bucket" "$RES/known_latency.out" &&
 	grep -q "^ok .*hrtimer_nanosleep (kprobe): 20.0 ms call in bucket" "$RES/known_latency-K.out"
-result $? "known_latency: hrtimer_nanosleep was probed with fentry and with kprobes"
+tap_ok $? "known_latency: hrtimer_nanosleep was probed with fentry and with kprobes"
 
 if [ -x "$HERE/overhead.sh" ] && [ "${OVERHEAD_PAIRS:-2000}" != 0 ]; then
 	echo "# overhead (informational)"
 	"$HERE/overhead.sh" "${OVERHEAD_PAIRS:-2000}" 2>&1 | tee "$RES/overhead.txt" |
 		sed 's/^/# /'
 fi
-finish
+tap_finish

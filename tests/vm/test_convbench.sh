@@ -14,29 +14,19 @@ cd "$(dirname "$0")" || exit 1
 CB=./convbench
 CHECK=./samples_check
 . ./emu_retry.sh
-n=0 passed=0 failed=0 skipped=0
+. ./tap.sh
 work=${TMPDIR:-/tmp}/test_convbench.$$
 mkdir -p "$work"
 
-ok() {	# COND-STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-
 if ! "$CB" --help >/dev/null 2>&1; then
-	echo "ok 1 - convbench # SKIP convbench not built"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 4
+	tap_skip convbench "convbench not built"
+	tap_finish
 fi
 
 # every samples.csv a test makes: the timing invariants hold
 check_samples() {	# check_samples CSV NAME
 	"$CHECK" "$1" >"$work/check.txt" 2>&1
-	ok $? "$2: samples.csv satisfies the timing invariants"
+	tap_ok $? "$2: samples.csv satisfies the timing invariants"
 	sed 's/^/# /' "$work/check.txt" | tail -n 6
 }
 
@@ -53,33 +43,32 @@ run_cell() {
 		--out="$out" "$@" >"$out.txt" 2>&1
 	rc=$?
 	if [ $rc -eq 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ]; then
-		n=$((n + 1)); skipped=$((skipped + 1))
-		echo "ok $n - $name # SKIP $(tail -n 1 "$out.txt")"
+		tap_skip "$name" "$(tail -n 1 "$out.txt")"
 		return
 	fi
-	ok $rc "$name: convbench exits 0 (got $rc)"
+	tap_ok $rc "$name: convbench exits 0 (got $rc)"
 	[ $rc -eq 0 ] || sed 's/^/# /' "$out.txt" | tail -n 20
 	for dir in to-shared to-private; do
 		grep -q "^$mode $size $dir ($trig, $content, 1 vCPU): $iters conversions, all verified" "$out.txt"
-		ok $? "$name $dir: $iters conversions, all verified"
+		tap_ok $? "$name $dir: $iters conversions, all verified"
 	done
 	rows=$(grep -c -- ' -> ' "$out.txt")
 	[ "$rows" -ge 2 ]
-	ok $? "$name: histogram rows printed ($rows)"
+	tap_ok $? "$name: histogram rows printed ($rows)"
 	lines=$(wc -l <"$out/samples.csv" 2>/dev/null || echo 0)
 	[ "$lines" -eq $((2 * iters + 1)) ]
-	ok $? "$name: samples.csv has $((2 * iters)) samples ($((lines - 1)))"
+	tap_ok $? "$name: samples.csv has $((2 * iters)) samples ($((lines - 1)))"
 	want=1
 	[ "$content" = preserve ] || want=0
 	other=$(awk -F, -v w=$want 'NR > 1 && $6 != w' "$out/samples.csv" 2>/dev/null | wc -l)
 	grep -q "\"preserve\": $([ $want = 1 ] && echo true || echo false)" "$out/summary.json" 2>/dev/null &&
 		[ "$other" -eq 0 ]
-	ok $? "$name: samples.csv and summary.json record $content"
+	tap_ok $? "$name: samples.csv and summary.json record $content"
 	grep -q '"all_verified": true' "$out/summary.json" 2>/dev/null &&
 		! grep -q '"all_verified": false' "$out/summary.json"
-	ok $? "$name: summary.json says all verified"
+	tap_ok $? "$name: summary.json says all verified"
 	[ -s "$out/hist.csv" ] && [ -s "$out/histograms.txt" ]
-	ok $? "$name: hist.csv and histograms.txt written"
+	tap_ok $? "$name: hist.csv and histograms.txt written"
 	check_samples "$out/samples.csv" "$name"
 }
 
@@ -104,15 +93,15 @@ run_cell 2M implicit 3 inplace no-preserve --debug
 rc=$?
 [ $rc -eq 0 ] && grep -q "^inplace/destructive over rounds" "$work/both.txt" &&
 	grep -qE "^  64K  to-shared  p50 [0-9.]+ \([0-9.]+\.\.[0-9.]+\)  rounds [0-9.]+ [0-9.]+ [0-9.]+$" "$work/both.txt"
-ok $? "both modes over 3 rounds: the ratio, its CI over rounds and each round's ratio (got $rc)"
+tap_ok $? "both modes over 3 rounds: the ratio, its CI over rounds and each round's ratio (got $rc)"
 [ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both.txt" | sed 's/^/# /' | head -n 10
 [ "$(grep -c ' conversions, all verified (round [0-2])$' "$work/both.txt")" -eq 12 ]
-ok $? "both modes over 3 rounds: 2 modes x 2 directions x 3 rounds reported"
+tap_ok $? "both modes over 3 rounds: 2 modes x 2 directions x 3 rounds reported"
 check_samples "$work/both/samples.csv" "both modes, 3 rounds"
 cb_run_smp "$work/both2.txt" "$work/both2" --mode=destructive,inplace \
 	--size=64K --iterations=30 --vcpus=2 --rounds=1
 rc=$?
-ok $rc "both modes, 2 vCPUs: exit 0 (got $rc)"
+tap_ok $rc "both modes, 2 vCPUs: exit 0 (got $rc)"
 [ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both2.txt" | sed 's/^/# /' | head -n 10
 check_samples "$work/both2/samples.csv" "both modes, 2 vCPUs"
 
@@ -129,11 +118,11 @@ order "$work/o1" >"$work/o1.order"
 order "$work/o2" >"$work/o2.order"
 sed 's/^/# seed 42: /' "$work/o1.order"
 [ "$(wc -l <"$work/o1.order")" -eq 2 ] && cmp -s "$work/o1.order" "$work/o2.order"
-ok $? "the same --order-seed runs the cells in the same order"
+tap_ok $? "the same --order-seed runs the cells in the same order"
 grep -q '"order_seed": 42,' "$work/o1/summary.json"
-ok $? "summary.json records the order seed"
+tap_ok $? "summary.json records the order seed"
 [ "$(sed -n 1p "$work/o1.order")" != "$(sed -n 2p "$work/o1.order")" ]
-ok $? "the two rounds run the sizes in different orders (seed 42)"
+tap_ok $? "the two rounds run the sizes in different orders (seed 42)"
 # every size's two modes back to back, the first alternating across the run
 tr ',' '\n' <"$work/o1.order" | sed 's/^ *//' | awk '
 	{ size[NR] = $1; mode[NR] = $2 }
@@ -146,9 +135,9 @@ tr ',' '\n' <"$work/o1.order" | sed 's/^ *//' | awk '
 		}
 		exit NR != 12
 	}'
-ok $? "per size the two modes run back to back, which first alternates (ABBA)"
+tap_ok $? "per size the two modes run back to back, which first alternates (ABBA)"
 [ "$(tr ',' '\n' <"$work/o1.order" | head -n 6 | sort | uniq | wc -l)" -eq 6 ]
-ok $? "each round runs every (mode, size) once"
+tap_ok $? "each round runs every (mode, size) once"
 
 # --- work counts: exact within a run and across runs
 for c in c1 c2; do
@@ -162,23 +151,23 @@ grep -A 10 '^work per conversion' "$work/c1.txt" | sed 's/^/# /'
 grep '^  [a-z]' "$work/c1.txt" | grep ' exits ' | sed 's/ tlb_flush_requests .*//' | sort >"$work/c1.work"
 grep '^  [a-z]' "$work/c2.txt" | grep ' exits ' | sed 's/ tlb_flush_requests .*//' | sort >"$work/c2.work"
 [ $rc -eq 0 ] && [ "$(wc -l <"$work/c1.work")" -eq 8 ] && cmp -s "$work/c1.work" "$work/c2.work"
-ok $? "--counts: two runs count the same work per conversion (but TLB flush requests and IPIs)"
+tap_ok $? "--counts: two runs count the same work per conversion (but TLB flush requests and IPIs)"
 ! grep -q '\[' "$work/c1.work"
-ok $? "--counts: every conversion of a cell counts the same"
+tap_ok $? "--counts: every conversion of a cell counts the same"
 # every conversion zaps its range and asks for one remote TLB flush (the
 # debug kernel may add one now and then: at least one, and counted)
 low=$(grep '^  [a-z]' "$work/c1.txt" | grep ' exits ' |
 	awk '{ for (i = 1; i < NF; i++) if ($i == "tlb_flush_requests") v = $(i + 1)
 	       if (v == "-" || v + 0 < 1) n++ } END { print n + 0 }')
 [ $rc -eq 0 ] && [ "$low" -eq 0 ]
-ok $? "--counts: at least one TLB flush request per conversion in every cell ($low below)"
+tap_ok $? "--counts: at least one TLB flush request per conversion in every cell ($low below)"
 grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 npt_fixed 1 spte_4k 1 spte_2m 0 host_faults 1 pages_allocated 1 pages_freed 1 pages_zeroed 1 bytes_copied 8192$' "$work/c1.work" &&
 	grep -q '^  inplace     64K  to-private exits 17 npt_faults 16 npt_fixed 16 spte_4k 16 spte_2m 0 host_faults 0 pages_allocated 0 pages_freed 0 pages_zeroed 0 bytes_copied 0$' "$work/c1.work"
-ok $? "--counts: destructive allocates, frees, zeroes and copies a page per 4K; in place none"
+tap_ok $? "--counts: destructive allocates, frees, zeroes and copies a page per 4K; in place none"
 "$CB" --mode=destructive --size=4K --iterations=10 --rounds=1 --counts \
 	--no-preserve >"$work/np.txt" 2>&1
 grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 ' "$work/np.txt"
-ok $? "--no-preserve: the guest's touch writes, one NPT fault per page (no zero page)"
+tap_ok $? "--no-preserve: the guest's touch writes, one NPT fault per page (no zero page)"
 
 # --- traces: contexts per cell and phase, tidy files
 "$CB" --mode=destructive,inplace --size=4K --iterations=10 --rounds=2 \
@@ -186,41 +175,38 @@ ok $? "--no-preserve: the guest's touch writes, one NPT fault per page (no zero 
 rc=$?
 t=$work/tr/trace-totals.csv
 [ $rc -eq 0 ] && [ -s "$t" ] && [ -s "$work/tr/trace.csv" ]
-ok $? "--trace: trace.csv and trace-totals.csv written ($rc)"
+tap_ok $? "--trace: trace.csv and trace-totals.csv written ($rc)"
 ! awk -F, '$1 == "shmem_fallocate" && $3 == "inplace" && ($5 == "to-shared" || $5 == "to-private")' "$t" | grep -q .
-ok $? "--trace: no shmem_fallocate in in-place conversions (contexts end with their cell)"
+tap_ok $? "--trace: no shmem_fallocate in in-place conversions (contexts end with their cell)"
 awk -F, '$1 == "shmem_fallocate" && $3 == "inplace" && $5 == "setup"' "$t" | grep -q . &&
 	awk -F, '$1 == "shmem_convert_range" && $3 == "inplace" && $5 == "to-shared" && $6 == 20 && $9 == 20' "$t" | grep -q .
-ok $? "--trace: the in-place cell's fallocate is its setup's; shmem_convert_range once per conversion (20 over 2 rounds)"
+tap_ok $? "--trace: the in-place cell's fallocate is its setup's; shmem_convert_range once per conversion (20 over 2 rounds)"
 ! awk -F, 'NR > 1 && $8 > $7' "$t" | grep -q .
-ok $? "--trace: exclusive time never exceeds inclusive"
+tap_ok $? "--trace: exclusive time never exceeds inclusive"
 head -n 1 "$work/tr/trace.csv" | grep -qx 'probe,mode,size,phase,low_ns,high_ns,count' &&
 	! grep -q '^#' "$work/tr/trace.csv" &&
 	[ "$(awk -F, 'NR > 1 && NF != 7' "$work/tr/trace.csv" | wc -l)" -eq 0 ]
-ok $? "trace.csv: one row per bucket, no comment rows"
+tap_ok $? "trace.csv: one row per bucket, no comment rows"
 grep -q '"set": "default"' "$work/tr/summary.json" &&
 	[ "$(grep -c '"attach": "fentry"' "$work/tr/summary.json")" -eq 4 ]
-ok $? "--trace: the default set, four functions with fentry"
+tap_ok $? "--trace: the default set, four functions with fentry"
 "$CB" --mode=inplace --size=4K --iterations=5 --rounds=1 --trace=all \
 	--out="$work/tra" >"$work/tra.txt" 2>&1
 grep -q '"set": "all"' "$work/tra/summary.json" &&
 	grep -q '^kvm:kvm_exit,' "$work/tra/trace-totals.csv" &&
 	grep -q '^shmem_check_unused,' "$work/tra/trace-totals.csv"
-ok $? "--trace=all: the wide set and the tracepoint rows"
+tap_ok $? "--trace=all: the wide set and the tracepoint rows"
 
 "$CB" --size=3K >/dev/null 2>"$work/bad.txt"
 rc=$?
 [ $rc -eq 2 ] && grep -q -- '--size' "$work/bad.txt"
-ok $? "a bad --size exits 2 naming the option (got $rc)"
+tap_ok $? "a bad --size exits 2 naming the option (got $rc)"
 
 mkdir -p "$work/used" && touch "$work/used/keep"
 "$CB" --iterations=1 --out="$work/used" >/dev/null 2>&1
 rc=$?
 [ $rc -eq 2 ] && [ -f "$work/used/keep" ] && [ ! -f "$work/used/summary.json" ]
-ok $? "--out to a non-empty folder is refused, nothing overwritten (got $rc)"
+tap_ok $? "--out to a non-empty folder is refused, nothing overwritten (got $rc)"
 
 rm -rf "$work"
-echo "$passed passed, $failed failed, $skipped skipped"
-[ $failed -eq 0 ] || exit 1
-[ $passed -gt 0 ] || exit 4
-exit 0
+tap_finish

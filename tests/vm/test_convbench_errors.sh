@@ -21,30 +21,17 @@ cd "$(dirname "$0")" || exit 1
 CB=./convbench
 CHECK=./samples_check
 W=2			# warm-up round trips: conversions 0..3 not recorded
-n=0 passed=0 failed=0 skipped=0
+. ./tap.sh
 work=${TMPDIR:-/tmp}/test_convbench_errors.$$
 mkdir -p "$work"
 
-ok() {	# COND-STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
-
 finish() {
 	rm -rf "$work"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ $failed -eq 0 ] || exit 1
-	[ $passed -gt 0 ] || exit 4
-	exit 0
+	tap_finish
 }
 
 if ! "$CB" --help >/dev/null 2>&1; then
-	echo "ok 1 - convbench # SKIP convbench not built"
-	skipped=1
+	tap_skip convbench "convbench not built"
 	finish
 fi
 
@@ -74,8 +61,7 @@ run() {
 	rc=$?
 	cs=$(( $(now_cs) - t0 ))
 	[ $rc -eq 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ] && {
-		echo "ok $((n + 1)) - $name # SKIP $(tail -n 1 "$work/$name.err")"
-		skipped=$((skipped + 1))
+		tap_skip "$name" "$(tail -n 1 "$work/$name.err")"
 		finish
 	}
 	sed 's/^/# /' "$work/$name.err"
@@ -88,9 +74,9 @@ partial() {	# partial NAME ROWS JSON-PATTERN
 	rows=$(($(wc -l <"$work/$1/samples.csv" 2>/dev/null || echo 0) - 1))
 	[ "$rows" -eq "$2" ] && grep -q "$3" "$work/$1/summary.json" 2>/dev/null &&
 		[ -s "$work/$1/histograms.txt" ]
-	ok $? "$1: partial results written: $2 samples ($rows), summary.json has $3"
+	tap_ok $? "$1: partial results written: $2 samples ($rows), summary.json has $3"
 	"$CHECK" "$work/$1/samples.csv" >"$work/check.txt" 2>&1
-	ok $? "$1: the partial samples.csv satisfies the timing invariants"
+	tap_ok $? "$1: the partial samples.csv satisfies the timing invariants"
 	sed 's/^/# /' "$work/check.txt" | tail -n 6
 }
 
@@ -116,13 +102,13 @@ verifier() {
 	# %#llx prints 0 without 0x
 	line=$(grep -E "conversion 6 \(to-shared\): gpa $gpa holds (0x[0-9a-f]+|0), expected (0x[0-9a-f]+|0)$" "$work/$name.err")
 	[ $rc -eq 1 ] && [ -n "$line" ]
-	ok $? "$name: exit 1 naming gpa $gpa, found and expected (got $rc)"
+	tap_ok $? "$name: exit 1 naming gpa $gpa, found and expected (got $rc)"
 	found=$(echo "$line" | sed 's/.* holds \([0-9a-fx]*\),.*/\1/')
 	want=$(echo "$line" | sed 's/.* expected \([0-9a-fx]*\)$/\1/')
 	[ -n "$line" ] && [ "$(xor64 "$found" "$want")" = 0x00ff00ff00ff00ff ]
-	ok $? "$name: found ^ expected is the flipped bits ($found ^ $want)"
+	tap_ok $? "$name: found ^ expected is the flipped bits ($found ^ $want)"
 	grep -q "^$mode_size: FAILED: vCPU 0: conversion 6 (to-shared): gpa $gpa" "$work/$name.out"
-	ok $? "$name: stdout says which cell FAILED"
+	tap_ok $? "$name: stdout says which cell FAILED"
 	partial "$name" $((6 - 2 * W)) '"all_verified": false'
 }
 mode_size="inplace 4K"
@@ -135,14 +121,14 @@ mode_size="destructive 2M"
 verifier corrupt-2M 0x401003d8 --mode=destructive --size=2M --no-preserve \
 	--inject=corrupt@6:1049560
 grep -q 'holds 0xff00ff00ff00ff, expected 0$' "$work/corrupt-2M.err"
-ok $? "corrupt-2M: --no-preserve expects zeroes and finds the flipped bits"
+tap_ok $? "corrupt-2M: --no-preserve expects zeroes and finds the flipped bits"
 
 # --- a conversion that fails in the host handler
 run handler-fails --iterations=10 --inject=fail@7
 grep -q "^convbench: destructive 4K: vCPU 0: conversion 7: converting gpa 0x40000000+0x1000 to private: Input/output error (injected failure)$" "$work/handler-fails.err"
-ok $? "handler-fails: the message names cell, vCPU, conversion, range and errno"
+tap_ok $? "handler-fails: the message names cell, vCPU, conversion, range and errno"
 [ $rc -eq 1 ]
-ok $? "handler-fails: exit 1 ($rc)"
+tap_ok $? "handler-fails: exit 1 ($rc)"
 partial handler-fails $((7 - 2 * W)) '"error": "vCPU 0: conversion 7: converting'
 
 # --- no livelock: a handler that never makes the range usable
@@ -152,9 +138,9 @@ livelock() {
 	shift 4
 	run "$name" --iterations=10 "$@"
 	grep -q "^convbench: $cell: vCPU 0: conversion $k ($dir) took more than [0-9]* exits (guest rip 0x[0-9a-f]*[1-9a-f][0-9a-f]*, last exit MEMORY_ERROR at gpa 0x40000000)" "$work/$name.err"
-	ok $? "$name: exit bound hit, naming $cell, vCPU 0, conversion $k, guest RIP, last exit"
+	tap_ok $? "$name: exit bound hit, naming $cell, vCPU 0, conversion $k, guest RIP, last exit"
 	[ $rc -eq 1 ] && [ $cs -lt 1000 ]
-	ok $? "$name: exit 1 in $cs cs, not a hang"
+	tap_ok $? "$name: exit 1 in $cs cs, not a hang"
 	partial "$name" $((k - 2 * W)) '"all_verified": false'
 }
 livelock skip-punch "destructive 4K" 6 to-shared --inject=skip@6
@@ -164,14 +150,14 @@ livelock skip-inplace "inplace 4K" 7 to-private --mode=inplace \
 	--inject=skip@7
 run max-exits --iterations=2 --size=64K --trigger=implicit --max-exits=15
 grep -q "conversion 0 (to-shared) took more than 15 exits" "$work/max-exits.err"
-ok $? "--max-exits=15 fails a 64K implicit conversion (16 faults) ($rc)"
+tap_ok $? "--max-exits=15 fails a 64K implicit conversion (16 faults) ($rc)"
 
 # --- no hang: a guest that stalls without exits
 run stall --iterations=10 --stall-timeout=1 --inject=hang@6
 grep -q "^convbench: destructive 4K: vCPU 0: conversion 6 (to-shared) did not finish within 1 s (guest rip 0x[0-9a-f]*[1-9a-f][0-9a-f]*, last exit HYPERCALL" "$work/stall.err"
-ok $? "stall: time bound hit, naming cell, vCPU, conversion, guest RIP, last exit"
+tap_ok $? "stall: time bound hit, naming cell, vCPU, conversion, guest RIP, last exit"
 [ $rc -eq 1 ] && [ $cs -lt 500 ]
-ok $? "stall: exit 1 in $cs cs (bound 1 s)"
+tap_ok $? "stall: exit 1 in $cs cs (bound 1 s)"
 partial stall $((6 - 2 * W)) '"all_verified": false'
 
 # --- the timing invariants: one recorded sample whose host handler
@@ -179,16 +165,16 @@ partial stall $((6 - 2 * W)) '"all_verified": false'
 # conversion); --debug must refuse the cell, samples_check the file
 run skew-debug --iterations=10 --debug --inject=skew@6
 grep -q "^convbench: destructive 4K: --debug: 1 of [0-9]* conversions break a timing invariant, the first: vCPU 0 iteration 1 to-shared: host handler [0-9]* outside the guest's exit round trip" "$work/skew-debug.err"
-ok $? "skew --debug: convbench names the sample and the invariant it breaks"
+tap_ok $? "skew --debug: convbench names the sample and the invariant it breaks"
 [ $rc -eq 1 ]
-ok $? "skew --debug: exit 1 ($rc)"
+tap_ok $? "skew --debug: exit 1 ($rc)"
 run skew --iterations=10 --inject=skew@6
 "$CHECK" "$work/skew/samples.csv" >"$work/check.txt" 2>&1
 crc=$?
 sed 's/^/# /' "$work/check.txt" | tail -n 3
 [ $rc -eq 0 ] && [ $crc -ne 0 ] &&
 	grep -q "to-shared vcpu 0 iter 1: host handler [0-9]* outside" "$work/check.txt"
-ok $? "skew: without --debug the run exits 0 ($rc) and samples_check refuses the sample ($crc)"
+tap_ok $? "skew: without --debug the run exits 0 ($rc) and samples_check refuses the sample ($crc)"
 
 # --- signals: within a second, what was measured is written
 # stop NAME SIGNAL WAIT-S ARGS...: the run is signalled after WAIT-S
@@ -212,21 +198,21 @@ stop() {
 }
 stop term-stalled TERM 1 --iterations=10 --inject=hang@6
 [ $rc -eq 143 ] && [ $cs -le 100 ]
-ok $? "SIGTERM ends a stalled run in $cs cs, exit 143 ($rc)"
+tap_ok $? "SIGTERM ends a stalled run in $cs cs, exit 143 ($rc)"
 grep -q "^destructive 4K: interrupted by a signal after 6 conversions" "$work/term-stalled.out"
-ok $? "term-stalled: stdout says the cell was interrupted"
+tap_ok $? "term-stalled: stdout says the cell was interrupted"
 partial term-stalled $((6 - 2 * W)) '"interrupted": true'
 
 stop int-running INT 2 --size=64K,4K --duration=30
 rows=$(($(wc -l <"$work/int-running/samples.csv" 2>/dev/null || echo 0) - 1))
 [ $rc -eq 130 ] && [ $cs -le 100 ]
-ok $? "SIGINT ends a running cell in $cs cs, exit 130 ($rc)"
+tap_ok $? "SIGINT ends a running cell in $cs cs, exit 130 ($rc)"
 [ "$rows" -gt 0 ] && grep -q '"interrupted": true' "$work/int-running/summary.json" &&
 	"$CHECK" "$work/int-running/samples.csv" >"$work/check.txt"
-ok $? "int-running: $rows samples written, marked interrupted, invariants hold"
+tap_ok $? "int-running: $rows samples written, marked interrupted, invariants hold"
 # the sizes run in a shuffled order: whichever ran, it is the only one
 cells=$(grep -c '"size_bytes"' "$work/int-running/summary.json" 2>/dev/null)
 [ "$cells" -eq 2 ]
-ok $? "int-running: no cell starts after the signal (one cell, two directions: $cells)"
+tap_ok $? "int-running: no cell starts after the signal (one cell, two directions: $cells)"
 
 finish

@@ -19,18 +19,7 @@ HERE=$(dirname "$0")
 KALLSYMS=${KALLSYMS:-/proc/kallsyms}
 BTF=${BTF:-/sys/kernel/btf/vmlinux}
 tracing=${TRACING:-}
-n=0 passed=0 failed=0
-
-result() {	# result 0|1 text...
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-		passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. "$HERE/tap.sh"
 
 # CONVBENCH_REQUIRE_SERIES=1 (the project's own VM): no series is a failure
 if [ -z "$PROBE_FUNCS" ] && ! grep -q ' memfile_' "$KALLSYMS" 2>/dev/null; then
@@ -62,14 +51,14 @@ for f in $FUNCS; do
 	grep -qE "^[0-9a-f]+ [tTwW] $f([[:space:]]|\$)" "$KALLSYMS"
 	rc=$?
 	[ $rc -ne 0 ] && grep -E " $f[.]" "$KALLSYMS" | sed 's/^/# similar: /'
-	result $rc "$f in $KALLSYMS"
+	tap_ok $rc "$f in $KALLSYMS"
 done
 
 for f in $FUNCS; do
 	rc=1
 	[ -n "$tracing" ] &&
 		grep -qE "^$f( |\$)" "$tracing/available_filter_functions" && rc=0
-	result $rc "$f in available_filter_functions"
+	tap_ok $rc "$f in available_filter_functions"
 done
 
 for f in $FUNCS; do
@@ -77,11 +66,11 @@ for f in $FUNCS; do
 		out=$("$HERE/btf_has_func" -f "$BTF" "$f" 2>&1)
 		rc=$?
 		echo "# $out"
-		result $rc "$f is a BTF FUNC"
+		tap_ok $rc "$f is a BTF FUNC"
 	else
 		# fallback: the name is in the string table (weaker)
 		grep -q -z -x -F "$f" "$BTF" 2>/dev/null
-		result $? "$f is a BTF string (btf_has_func not built)"
+		tap_ok $? "$f is a BTF string (btf_has_func not built)"
 	fi
 done
 

@@ -12,16 +12,7 @@
 cd "$(dirname "$0")" || exit 1
 . ./emu_retry.sh
 out=${TMPDIR:-/tmp}/test_stress_diag.$$
-n=0 passed=0 failed=0
-
-ok() {	# STATUS NAME
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; passed=$((passed + 1))
-	else
-		echo "not ok $n - $2"; failed=$((failed + 1))
-	fi
-}
+. ./tap.sh
 
 # every vCPU of a 4-vCPU report: KVM's counters, its verdict, its stack
 each_vcpu() {	# FILE PATTERN
@@ -37,9 +28,9 @@ rc=$?
 t=$(($(date +%s) - t0))
 grep -v '^# [a-z]' "$out" | grep -v '^# diag:  ' | sed 's/^/# spin: /' | head -n 40
 [ $rc -eq 1 ] && grep -q '^not ok 1 - convstress: vCPU 0 hung: no exit and no page fault fixed for 3 s (op 4)$' "$out"
-ok $? "spin: exit 1 ($rc), vCPU 0 hung after op 4, in $t s"
+tap_ok $? "spin: exit 1 ($rc), vCPU 0 hung after op 4, in $t s"
 grep -q '^# diag: vCPU 0 \[this report\] (tid [0-9]*, R): in KVM_RUN; op 4 done, op 5 in --inject' "$out"
-ok $? "spin: the report names vCPU 0, its thread, KVM_RUN and the guest's op and phase"
+tap_ok $? "spin: the report names vCPU 0, its thread, KVM_RUN and the guest's op and phase"
 sed -n '/^# diag: vCPU 0 \[this report\]/,/^# diag: vCPU 1 /p' "$out" >"$out.v0"
 # since its entry into KVM_RUN it may have faulted in the op's range
 # first; between the looks it only loops
@@ -47,37 +38,37 @@ grep -q '^# diag:   in this KVM_RUN for [0-9.]* s: exits +[0-9]*, pf_taken +[0-9
 	grep -q '^# diag:   verdict since it entered: ' "$out.v0" &&
 	grep -q '^# diag:   verdict between the looks: the thread runs the guest, no exit to the VMM' "$out.v0"
 rc=$?
-ok $rc "spin: vCPU 0's counters since it entered KVM_RUN, its verdict between the looks: it runs the guest"
+tap_ok $rc "spin: vCPU 0's counters since it entered KVM_RUN, its verdict between the looks: it runs the guest"
 [ $rc -eq 0 ] || grep '^# diag:   ' "$out.v0" | head -n 8
 each_vcpu "$out" '.*(tid [0-9]*, .): ' &&
 	[ "$(grep -c '^# diag:   KVM over the [0-9.]* s between the looks: exits +[0-9]*, pf_taken +[0-9]* (fixed' "$out")" -eq 4 ] &&
 	[ "$(grep -c '^# diag:   thread CPU time between the looks: L1 kernel +' "$out")" -eq 4 ] &&
 	[ "$(grep -c '^# diag:   verdict between the looks: ' "$out")" -eq 4 ]
-ok $? "spin: every vCPU's thread, KVM counters, CPU times and verdict"
+tap_ok $? "spin: every vCPU's thread, KVM counters, CPU times and verdict"
 grep -q '^# diag: vCPU 0 thread, kernel stack:' "$out" &&
 	grep -q '^# diag: thread hr-D (tid [0-9]*)' "$out" &&
 	grep -q '^# diag: sysrq-l (running CPUs) and sysrq-w (blocked tasks): in the kernel log' "$out"
-ok $? "spin: the threads' stacks and states, sysrq into the kernel log"
+tap_ok $? "spin: the threads' stacks and states, sysrq into the kernel log"
 grep -q '^# diag: vCPU 0: [0-9]* kvm_page_fault\|^# diag: vCPU 0: no kvm_page_fault' "$out"
-ok $? "spin: KVM's page faults traced"
+tap_ok $? "spin: KVM's page faults traced"
 each_vcpu "$out" ': guest rip 0x[0-9a-f]* rsp ' &&
 	grep -q '^# diag: 4 of 4 vCPUs out of KVM_RUN' "$out"
-ok $? "spin: every vCPU kicked out of KVM_RUN, its registers printed"
+tap_ok $? "spin: every vCPU kicked out of KVM_RUN, its registers printed"
 grep -q '^# positions: --start-op=4,[0-9]*,[0-9]*,[0-9]*$' "$out"
-ok $? "spin: each vCPU's position printed, vCPU 0 at op 4"
+tap_ok $? "spin: each vCPU's position printed, vCPU 0 at op 4"
 
 ./convstress --duration=120 --seed=7 --inject=triple@5 >"$out" 2>&1
 rc=$?
 grep '^not ok' "$out" | sed 's/^/# triple: /'
 [ $rc -eq 1 ] && grep -q "^not ok 1 - convstress: vCPU 0: KVM_RUN 0, exit SHUTDOWN: the guest's own triple fault (--inject) (op 5, " "$out"
-ok $? "triple: exit 1 ($rc), vCPU 0's SHUTDOWN named as the guest's own"
+tap_ok $? "triple: exit 1 ($rc), vCPU 0's SHUTDOWN named as the guest's own"
 grep '^not ok' "$out" >"$out.fail"
 ! emu_fault "$out.fail"
-ok $? "triple: the emulator-retry rule does not take it for the emulator's"
+tap_ok $? "triple: the emulator-retry rule does not take it for the emulator's"
 grep -q '^# diag: vCPU 0 \[this report\] (tid [0-9]*, .): stopped at its SHUTDOWN exit' "$out" &&
 	grep -q '^# diag: vCPU 0: registers reset by KVM at the SHUTDOWN; op 5' "$out" &&
 	each_vcpu "$out" '.*(tid [0-9]*, .): '
-ok $? "triple: the report on every vCPU, vCPU 0 stopped at its SHUTDOWN"
+tap_ok $? "triple: the report on every vCPU, vCPU 0 stopped at its SHUTDOWN"
 
 ./convstress --inject=spin@0 >"$out" 2>&1
 rc1=$?
@@ -87,8 +78,7 @@ rc2=$?
 rc3=$?
 [ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] && [ $rc3 -eq 2 ] &&
 	grep -q "^convstress: --start-op gives 2 positions for 4 vCPUs" "$out"
-ok $? "bad --inject, --start-op, --hang-timeout: exit 2, said why ($rc1 $rc2 $rc3)"
+tap_ok $? "bad --inject, --start-op, --hang-timeout: exit 2, said why ($rc1 $rc2 $rc3)"
 
 rm -f "$out" "$out.fail" "$out.v0"
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+tap_finish
