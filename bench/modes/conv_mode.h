@@ -86,10 +86,15 @@ struct conv_mode_ops {
 	int (*init)(struct conv_ctx *c, uint32_t slot, uint64_t stride);
 	/* implicit trigger: the guest's intent for [gpa, + c->size) */
 	int (*flip)(struct conv_ctx *c, uint64_t gpa, bool to_private);
-	/* convert [gpa, + len) at offset off of the slot */
+	/*
+	 * the record of [gpa, + len), timed into ph->record, when the
+	 * conversion comes with it; NULL: convert always updates its own
+	 */
+	int (*record)(struct conv_ctx *c, uint64_t gpa, uint64_t len,
+		      bool to_private, struct host_phases *ph);
+	/* change the memory of [gpa, + len), at offset off of the slot */
 	int (*convert)(struct conv_ctx *c, uint64_t gpa, uint64_t off,
-		       uint64_t len, bool to_private, bool with_record,
-		       struct host_phases *ph);
+		       uint64_t len, bool to_private, struct host_phases *ph);
 };
 
 /* the table: one row per mode of lib/vocab.h */

@@ -60,13 +60,19 @@ int host_conv_convert(struct conv_ctx *c, uint64_t gpa, uint64_t len,
 		      bool to_private, bool with_record,
 		      struct host_phases *ph)
 {
+	const struct conv_mode_ops *m = conv_modes[c->mode];
 	uint64_t off = gpa - c->gpa;
+	int r;
 
 	c->detail[0] = 0;
 	if (gpa < c->gpa || off + len > c->slot_size || !len)
 		return conv_why(c, -EINVAL, "range outside the private slot");
-	return conv_modes[c->mode]->convert(c, gpa, off, len, to_private,
-					    with_record, ph);
+	if (with_record && m->record) {
+		r = m->record(c, gpa, len, to_private, ph);
+		if (r)
+			return r;
+	}
+	return m->convert(c, gpa, off, len, to_private, ph);
 }
 
 void host_conv_corrupt(struct conv_ctx *c, uint64_t gpa, uint64_t xor)

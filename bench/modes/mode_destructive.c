@@ -23,13 +23,14 @@ static bool punch_again(struct conv_ctx *c, unsigned int tries)
 			  tries < PUNCH_TRIES;
 }
 
-static int destructive(struct conv_ctx *c, uint64_t off, uint64_t len,
-		       bool to_private, struct host_phases *ph)
+static int destructive(struct conv_ctx *c, uint64_t gpa, uint64_t off,
+		       uint64_t len, bool to_private, struct host_phases *ph)
 {
 	uint64_t t0 = rdtsc(), t1;
 	unsigned int tries = 0;
 	int r;
 
+	(void)gpa;
 	if (!to_private) {
 		/*
 		 * The kernel fails a punch with EAGAIN while a page of the
@@ -70,15 +71,6 @@ static int destructive_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
 	return v5_init(c, slot, stride, false);
 }
 
-static int destructive_convert(struct conv_ctx *c, uint64_t gpa, uint64_t off,
-			       uint64_t len, bool to_private, bool with_record,
-			       struct host_phases *ph)
-{
-	int r = with_record ? v5_record(c, gpa, len, to_private, ph) : 0;
-
-	return r ? r : destructive(c, off, len, to_private, ph);
-}
-
 static int destructive_supported(enum conv_mode m, enum conv_trigger t,
 				 char *why, size_t len)
 {
@@ -92,5 +84,6 @@ const struct conv_mode_ops mode_destructive = {
 	.flip_is_record = true,
 	.init = destructive_init,
 	.flip = v5_flip,
-	.convert = destructive_convert,
+	.record = v5_record,
+	.convert = destructive,
 };

@@ -66,16 +66,14 @@ static int gmem_flip(struct conv_ctx *c, uint64_t gpa, bool to_private)
 	return r ? conv_why(c, r, "KVM_SET_MEMORY_ATTRIBUTES with the access flip") : 0;
 }
 
-/* its record is always the handler's: the attributes (with_record unused) */
+/* its record is always the handler's: the attributes (no .record) */
 static int gmem_convert(struct conv_ctx *c, uint64_t gpa, uint64_t off,
-			uint64_t len, bool to_private, bool with_record,
-			struct host_phases *ph)
+			uint64_t len, bool to_private, struct host_phases *ph)
 {
 	uint64_t t0 = rdtsc(), t1;
 	int r;
 
 	(void)gpa;
-	(void)with_record;
 	r = __vm_set_memory_attributes(c->vm, c->gpa + off, len,
 				       to_private ? GMEM_ATTR_PRIVATE : 0);
 	t1 = rdtsc();

@@ -10,8 +10,8 @@
 #include "inplace.h"
 #include "mode_common.h"
 
-static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
-		    bool to_private, struct host_phases *ph)
+static int in_place(struct conv_ctx *c, uint64_t gpa, uint64_t off,
+		    uint64_t len, bool to_private, struct host_phases *ph)
 {
 	unsigned int flags = (to_private ? INPLACE_TO_PRIVATE : INPLACE_TO_SHARED) |
 			     (c->preserve ? INPLACE_PRESERVE : INPLACE_ZERO);
@@ -19,6 +19,7 @@ static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
 	unsigned int tries = 0;
 	int r;
 
+	(void)gpa;
 	/* convbench fails on a pin; convstress waits its pins out */
 	while ((r = memfd_convert(c->fd, off, len, flags, &busy)) ==
 	       -MEMFD_CONVERT_BUSY_ERRNO && c->retry &&
@@ -37,15 +38,6 @@ static int in_place(struct conv_ctx *c, uint64_t off, uint64_t len,
 static int inplace_init(struct conv_ctx *c, uint32_t slot, uint64_t stride)
 {
 	return v5_init(c, slot, stride, true);
-}
-
-static int inplace_convert(struct conv_ctx *c, uint64_t gpa, uint64_t off,
-			   uint64_t len, bool to_private, bool with_record,
-			   struct host_phases *ph)
-{
-	int r = with_record ? v5_record(c, gpa, len, to_private, ph) : 0;
-
-	return r ? r : in_place(c, off, len, to_private, ph);
 }
 
 static int inplace_mode_supported(enum conv_mode m, enum conv_trigger t,
@@ -71,5 +63,6 @@ const struct conv_mode_ops mode_inplace = {
 	.flip_is_record = true,
 	.init = inplace_init,
 	.flip = v5_flip,
-	.convert = inplace_convert,
+	.record = v5_record,
+	.convert = in_place,
 };
