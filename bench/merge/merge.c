@@ -392,13 +392,105 @@ static struct report_round *rounds_of(const struct merge *m)
 	return rr;
 }
 
+/* the boots' rounds pooled, their statistics, their traces */
+static int merge_pool(struct merge *m, const char *dir, size_t *valid)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < m->nboots && !r; i++) {
+		struct boot *b = &m->boots[i];
+
+		if (!b->valid) {
+			fprintf(stderr, "convbench: --merge: boot %u left out: %s\n",
+				b->k, b->why);
+			continue;
+		}
+		(*valid)++;
+		r = take(&m->plain, &m->nplain, b->plain, b->nplain);
+		r = r ? r : take(&m->traced, &m->ntraced, b->traced, b->ntraced);
+	}
+	if (!r)
+		r = run_stats_build(m->plain, m->nplain, &m->plain_rs);
+	if (!r)
+		r = run_stats_build(m->traced, m->ntraced, &m->traced_rs);
+	if (!r)
+		r = read_traces(m, dir);
+	return r;
+}
+
+/* --history: the earlier runs, with gmem's provenance when there is one */
+static int merge_history(struct history *hist, struct jv **gsum,
+			 const struct env *env, const struct jv *prov)
+{
+	char p[4096], err[512];
+
+	if (env->gmem_run) {
+		snprintf(p, sizeof(p), "%s/summary.json", env->gmem_run);
+		*gsum = jsonr_load(p, err, sizeof(err));
+		if (!*gsum)
+			fprintf(stderr, "convbench: --history: no gmem "
+				"provenance, the ratios against gmem "
+				"take in no earlier run: %s\n", err);
+	}
+	return history_load(hist, env->history, env->out_dir, prov,
+			    jv_get(*gsum, "provenance"));
+}
+
+/* what a merged run adds to report.h's files */
+struct merge_extras {
+	struct report_extra work, over, trace, gmem, hist;
+};
+
+/* the merged run's report and files, rep open */
+static int merge_report(struct report *rep, struct merge_extras *x,
+			struct merge *m, const struct env *env,
+			struct merge_gmem *gm, struct history *hist)
+{
+	int r = 0;
+
+	rep->order_seed = (uint64_t)jv_num(jv_get(jv_get(m->boots[0].plain_sum,
+					"method"), "order_seed"), 0);
+	if (env->history) {
+		rep->history = hist;
+		x->hist.json = history_json;
+		x->hist.arg = hist;
+		report_add(rep, &x->hist);
+	}
+	rep->nrounds = m->nboots;
+	x->work.cell_json = work_json;
+	x->work.arg = m;
+	report_add(rep, &x->work);
+	if (m->ntraced) {
+		x->over.json = overhead_json;
+		x->over.text = overhead_text;
+		x->over.arg = m;
+		report_add(rep, &x->over);
+	}
+	if (env->gmem_run)
+		merge_gmem_add(gm, rep, &x->gmem);
+	if (m->have_trace) {
+		x->trace.json = trace_json;
+		x->trace.arg = m;
+		report_add(rep, &x->trace);
+		r = report_write_file(rep, "trace.csv", buckets_file, m) ?:
+		    report_write_file(rep, "trace-totals.csv", totals_file, m);
+	}
+	if (!r && m->ntraced)
+		r = report_write_file(rep, "samples-traced.csv",
+				      traced_samples_file, m) ?:
+		    report_write_file(rep, "overhead.txt", overhead_file, m);
+	if (!r)
+		r = report_finish(rep, m->plain, m->nplain);
+	return r;
+}
+
 int merge_run(const struct env *env)
 {
-	struct report_extra x_work = { .key = "work" };
-	struct report_extra x_over = { .key = "overhead" };
-	struct report_extra x_trace = { .key = "trace" };
-	struct report_extra x_gmem = { 0 };
-	struct report_extra x_hist = { .key = "history" };
+	struct merge_extras x = {
+		.work = { .key = "work" }, .over = { .key = "overhead" },
+		.trace = { .key = "trace" }, .hist = { .key = "history" },
+	};
 	struct merge_gmem gm = { 0 };
 	struct history hist = { 0 };
 	struct jv *gsum = NULL;
@@ -418,24 +510,7 @@ int merge_run(const struct env *env)
 		fprintf(stderr, "convbench: %s\n", err);
 		return 2;
 	}
-	for (i = 0; i < m.nboots && !r; i++) {
-		struct boot *b = &m.boots[i];
-
-		if (!b->valid) {
-			fprintf(stderr, "convbench: --merge: boot %u left out: %s\n",
-				b->k, b->why);
-			continue;
-		}
-		valid++;
-		r = take(&m.plain, &m.nplain, b->plain, b->nplain);
-		r = r ? r : take(&m.traced, &m.ntraced, b->traced, b->ntraced);
-	}
-	if (!r)
-		r = run_stats_build(m.plain, m.nplain, &m.plain_rs);
-	if (!r)
-		r = run_stats_build(m.traced, m.ntraced, &m.traced_rs);
-	if (!r)
-		r = read_traces(&m, env->merge);
+	r = merge_pool(&m, env->merge, &valid);
 	if (!r && env->gmem_run) {
 		r = merge_gmem_load(&gm, env->gmem_run, m.plain, m.nplain);
 		if (r) {
@@ -447,18 +522,7 @@ int merge_run(const struct env *env)
 		if (m.boots[i].valid)
 			prov = jv_get(m.boots[i].plain_sum, "provenance");
 	if (!r && env->history) {
-		char p[4096];
-
-		if (env->gmem_run) {
-			snprintf(p, sizeof(p), "%s/summary.json", env->gmem_run);
-			gsum = jsonr_load(p, err, sizeof(err));
-			if (!gsum)
-				fprintf(stderr, "convbench: --history: no gmem "
-					"provenance, the ratios against gmem "
-					"take in no earlier run: %s\n", err);
-		}
-		r = history_load(&hist, env->history, env->out_dir, prov,
-				 jv_get(gsum, "provenance"));
+		r = merge_history(&hist, &gsum, env, prov);
 		if (r)
 			goto out;
 	}
@@ -478,41 +542,9 @@ int merge_run(const struct env *env)
 	if (r)
 		goto out;
 	rep.provenance = prov;
-	rep.order_seed = (uint64_t)jv_num(jv_get(jv_get(m.boots[0].plain_sum,
-					"method"), "order_seed"), 0);
 	rep.rounds = rounds;
 	rep.family = family;
-	if (env->history) {
-		rep.history = &hist;
-		x_hist.json = history_json;
-		x_hist.arg = &hist;
-		report_add(&rep, &x_hist);
-	}
-	rep.nrounds = m.nboots;
-	x_work.cell_json = work_json;
-	x_work.arg = &m;
-	report_add(&rep, &x_work);
-	if (m.ntraced) {
-		x_over.json = overhead_json;
-		x_over.text = overhead_text;
-		x_over.arg = &m;
-		report_add(&rep, &x_over);
-	}
-	if (env->gmem_run)
-		merge_gmem_add(&gm, &rep, &x_gmem);
-	if (m.have_trace) {
-		x_trace.json = trace_json;
-		x_trace.arg = &m;
-		report_add(&rep, &x_trace);
-		r = report_write_file(&rep, "trace.csv", buckets_file, &m) ?:
-		    report_write_file(&rep, "trace-totals.csv", totals_file, &m);
-	}
-	if (!r && m.ntraced)
-		r = report_write_file(&rep, "samples-traced.csv",
-				      traced_samples_file, &m) ?:
-		    report_write_file(&rep, "overhead.txt", overhead_file, &m);
-	if (!r)
-		r = report_finish(&rep, m.plain, m.nplain);
+	r = merge_report(&rep, &x, &m, env, &gm, &hist);
 	report_close(&rep);
 	if (!r && !valid) {
 		fprintf(stderr, "convbench: --merge: no valid boot\n");
