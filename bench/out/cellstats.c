@@ -43,24 +43,22 @@ static double median_of(double *v, size_t n)
 	return n ? stats_select_percentile(v, n, 50) : NAN;
 }
 
-/* one (mode, size, direction) over the rounds of res[] */
-static int cell_build(const struct cell_result *res, size_t nres,
-		      enum conv_mode m, uint64_t size, enum conv_dir d,
-		      struct cell_stats *c)
+static bool in_cell(const struct cell_result *r, enum conv_mode m,
+		    uint64_t size, enum conv_dir d)
 {
-	size_t i, j, n = 0, at = 0;
-	double *tmp, exits = 0, *l;
-	unsigned int p, k;
+	return r->p.mode == m && r->p.size == size && has_dir(r, d);
+}
 
-	memset(c, 0, sizeof(*c));
-	c->mode = m;
-	c->size = size;
-	c->dir = d;
-	c->p50_lo = c->p50_hi = NAN;
+/* what the cell's rounds say of themselves; the count of its samples */
+static size_t cell_scan(const struct cell_result *res, size_t nres,
+			struct cell_stats *c)
+{
+	size_t i, j, n = 0;
+
 	for (i = 0; i < nres; i++) {
 		const struct cell_result *r = &res[i];
 
-		if (r->p.mode != m || r->p.size != size || !has_dir(r, d))
+		if (!in_cell(r, c->mode, c->size, c->dir))
 			continue;
 		if (!c->first)
 			c->first = r;
@@ -72,26 +70,30 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		if (!c->tsc_khz)
 			c->tsc_khz = r->tsc_khz;
 		for (j = 0; j < r->n; j++)
-			n += r->samples[j].dir == d;
+			n += r->samples[j].dir == c->dir;
 	}
-	c->n = n;
-	c->total = calloc(n ? n : 1, sizeof(double));
-	tmp = calloc(n ? n : 1, sizeof(double));
-	if (!c->total || !tmp) {
-		free(tmp);
-		return -ENOMEM;
-	}
+	return n;
+}
+
+/* c->total[] in rounds' order, each round's percentiles; the exits */
+static double cell_rounds(const struct cell_result *res, size_t nres,
+			  struct cell_stats *c, double *tmp)
+{
+	size_t i, j, at = 0;
+	double exits = 0;
+	unsigned int p;
+
 	for (i = 0; i < nres; i++) {
 		const struct cell_result *r = &res[i];
 		struct cs_round *rd;
 		size_t start = at;
 
-		if (r->p.mode != m || r->p.size != size || !has_dir(r, d))
+		if (!in_cell(r, c->mode, c->size, c->dir))
 			continue;
 		for (j = 0; j < r->n; j++) {
 			const struct conv_sample *s = &r->samples[j];
 
-			if (s->dir != d)
+			if (s->dir != c->dir)
 				continue;
 			c->total[at++] = tsc_ns(r, s->total);
 			exits += s->exits;
@@ -108,7 +110,16 @@ static int cell_build(const struct cell_result *res, size_t nres,
 			rd->pct[p] = stats_percentile_sorted(tmp, rd->n,
 							     cs_pct_value[p]);
 	}
-	stats_sort(c->total, n);
+	return exits;
+}
+
+/* the pooled statistics of the sorted totals; the p50's CI over rounds */
+static int cell_pooled(struct cell_stats *c, double exits)
+{
+	size_t n = c->n;
+	unsigned int p, k;
+	double mean, *l;
+
 	if (n) {
 		c->min = c->total[0];
 		c->max = c->total[n - 1];
@@ -120,33 +131,36 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		c->pct[p] = stats_percentile_sorted(c->total, n, cs_pct_value[p]);
 		c->beyond[p] = n ? stats_beyond_sorted(c->total, n, c->pct[p]) : 0;
 	}
-	if (c->nrounds >= 2) {
-		double mean;
+	if (c->nrounds < 2)
+		return 0;
+	l = malloc(c->nrounds * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (k = 0; k < c->nrounds; k++)
+		l[k] = c->round[k].pct[CS_P50];
+	stats_mean_ci_t(l, c->nrounds, CS_CONF, &mean, &c->p50_lo, &c->p50_hi);
+	free(l);
+	return 0;
+}
 
-		l = malloc(c->nrounds * sizeof(*l));
-		if (!l) {
-			free(tmp);
-			return -ENOMEM;
-		}
-		for (k = 0; k < c->nrounds; k++)
-			l[k] = c->round[k].pct[CS_P50];
-		stats_mean_ci_t(l, c->nrounds, CS_CONF, &mean, &c->p50_lo,
-				&c->p50_hi);
-		free(l);
-	}
-	/* medians of the first access and of each phase, pooled */
+/* medians of the first access and of each phase, pooled */
+static void cell_phases(const struct cell_result *res, size_t nres,
+			struct cell_stats *c, double *tmp)
+{
+	size_t i, j, at;
+	unsigned int p;
+
 	for (p = 0; p <= PH_NR; p++) {
 		at = 0;
 		for (i = 0; i < nres; i++) {
 			const struct cell_result *r = &res[i];
 
-			if (r->p.mode != m || r->p.size != size ||
-			    !has_dir(r, d))
+			if (!in_cell(r, c->mode, c->size, c->dir))
 				continue;
 			for (j = 0; j < r->n; j++) {
 				const struct conv_sample *s = &r->samples[j];
 
-				if (s->dir == d)
+				if (s->dir == c->dir)
 					tmp[at++] = tsc_ns(r, p == PH_NR ?
 						s->first : phase_of(s, p));
 			}
@@ -156,6 +170,35 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		else
 			c->phase_p50[p] = median_of(tmp, at);
 	}
+}
+
+/* one (mode, size, direction) over the rounds of res[] */
+static int cell_build(const struct cell_result *res, size_t nres,
+		      enum conv_mode m, uint64_t size, enum conv_dir d,
+		      struct cell_stats *c)
+{
+	double *tmp, exits;
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = m;
+	c->size = size;
+	c->dir = d;
+	c->p50_lo = c->p50_hi = NAN;
+	n = c->n = cell_scan(res, nres, c);
+	c->total = calloc(n ? n : 1, sizeof(double));
+	tmp = calloc(n ? n : 1, sizeof(double));
+	if (!c->total || !tmp) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	exits = cell_rounds(res, nres, c, tmp);
+	stats_sort(c->total, n);
+	if (cell_pooled(c, exits)) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	cell_phases(res, nres, c, tmp);
 	free(tmp);
 	return 0;
 }
