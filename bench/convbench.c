@@ -122,6 +122,55 @@ static struct report_round *rounds_of(const struct env *env,
 	return rr;
 }
 
+/* the modes asked for that this kernel offers; the others noted */
+static unsigned int usable_modes(const struct env *env, struct report *rep,
+				 bool modes[MODE_NR])
+{
+	unsigned int m, unavailable = 0;
+	char why[512];
+
+	for (m = 0; m < MODE_NR; m++) {
+		if (!env->modes[m])
+			continue;
+		if (mode_supported(m, env->trigger, why, sizeof(why))) {
+			fprintf(stderr, "convbench: --mode=%s: %s\n",
+				conv_mode_name(m), why);
+			report_note(rep, conv_mode_name(m), why);
+			unavailable++;
+			continue;
+		}
+		modes[m] = true;
+	}
+	return unavailable;
+}
+
+/* the plan's cells in order, until a signal; how many failed */
+static unsigned int run_cells(const struct env *env,
+			      const struct plan_cell *plan, size_t nplan,
+			      struct trace_hook *hook, struct report *rep,
+			      struct cell_result *results, size_t *ncells)
+{
+	struct progress progress;
+	unsigned int failed = 0;
+	size_t i;
+
+	if (nplan) {
+		struct cell_params proto = params_of(env, &plan[0]);
+
+		progress_init(&progress, plan, nplan, &proto);
+	}
+	for (i = 0; i < nplan && !cell_stop_requested(); i++) {
+		struct cell_params p = params_of(env, &plan[i]);
+
+		trace_hook_cell(hook, &p);
+		progress_cell_start(&progress, i, &p);
+		failed += run_one(env, &p, &results[*ncells], &progress) != 0;
+		trace_hook_cell_end(hook, &results[*ncells]);
+		report_cell(rep, &results[(*ncells)++]);
+	}
+	return failed;
+}
+
 int main(int argc, char **argv)
 {
 	struct cell_result *results = NULL;
@@ -129,10 +178,9 @@ int main(int argc, char **argv)
 	struct trace_hook hook = { 0 };
 	struct plan_cell *plan = NULL;
 	struct work_job work = { 0 };
-	struct progress progress;
 	bool modes[MODE_NR] = { false };
 	size_t nplan = 0, i, ncells = 0;
-	unsigned int m, failed = 0, unavailable = 0;
+	unsigned int failed = 0, unavailable;
 	struct report rep;
 	struct env env;
 	char why[512];
@@ -152,19 +200,7 @@ int main(int argc, char **argv)
 	r = report_open(&rep, &env);
 	if (r)
 		return r;
-	for (m = 0; m < MODE_NR; m++) {
-		if (!env.modes[m])
-			continue;
-		r = mode_supported(m, env.trigger, why, sizeof(why));
-		if (r) {
-			fprintf(stderr, "convbench: --mode=%s: %s\n",
-				conv_mode_name(m), why);
-			report_note(&rep, conv_mode_name(m), why);
-			unavailable++;
-			continue;
-		}
-		modes[m] = true;
-	}
+	unavailable = usable_modes(&env, &rep, modes);
 	r = plan_build(modes, env.sizes, env.nsizes, env.first_round,
 		       env.rounds, env.order_seed, &plan, &nplan);
 	results = calloc(nplan ? nplan : 1, sizeof(*results));
@@ -192,22 +228,7 @@ int main(int argc, char **argv)
 		};
 		work_report_to(&work, &rep);
 	}
-
-	if (nplan) {
-		struct cell_params proto = params_of(&env, &plan[0]);
-
-		progress_init(&progress, plan, nplan, &proto);
-	}
-	for (i = 0; i < nplan && !cell_stop_requested(); i++) {
-		struct cell_params p = params_of(&env, &plan[i]);
-
-		trace_hook_cell(&hook, &p);
-		progress_cell_start(&progress, i, &p);
-		r = run_one(&env, &p, &results[ncells], &progress);
-		trace_hook_cell_end(&hook, &results[ncells]);
-		failed += r != 0;
-		report_cell(&rep, &results[ncells++]);
-	}
+	failed = run_cells(&env, plan, nplan, &hook, &rep, results, &ncells);
 	if (stop_signal)
 		fprintf(stderr, "convbench: stopped by signal %d (%s); writing "
 			"what was measured\n", stop_signal,
