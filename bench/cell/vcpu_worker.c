@@ -250,34 +250,182 @@ static int convert(struct worker *w, uint64_t k, uint64_t gpa, uint64_t len,
 	return r;
 }
 
-void *worker_main(void *arg)
+/* wait at the cell's start gate: 1 go, -1 abort */
+static int wait_gate(struct worker *w)
 {
-	struct worker *w = arg;
-	const struct cell_params *p = w->cell->p;
-	struct kvm_run *run = w->vcpu->run;
-	struct conv_ctx *conv = &w->cell->conv;
-	uint64_t hc_count = 0;
-	sigset_t set;
-	int r, why;
-
-	sigemptyset(&set);
-	sigaddset(&set, KICK_SIGNAL);
-	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	int r;
 
 	pthread_mutex_lock(&w->cell->gate_lock);
 	while (!w->cell->gate_state)
 		pthread_cond_wait(&w->cell->gate, &w->cell->gate_lock);
 	r = w->cell->gate_state;
 	pthread_mutex_unlock(&w->cell->gate_lock);
-	if (r < 0) {
+	return r;
+}
+
+/* a conversion an exit asks for */
+struct conv_req {
+	uint64_t gpa, npages;
+	bool to_private;
+	bool hc;		/* a hypercall: the guest's next conversion */
+};
+
+enum exit_kind {
+	EXIT_CONVERSION,	/* req filled in */
+	EXIT_HANDLED,		/* a ucall: run again */
+	EXIT_END,		/* done, or w->error says why */
+};
+
+/* what KVM_RUN's return r and the exit ask of the host */
+static enum exit_kind exit_of(struct worker *w, int r, struct conv_req *req)
+{
+	const struct cell_params *p = w->cell->p;
+	struct kvm_run *run = w->vcpu->run;
+	uint64_t attrs;
+
+	if (r == -EFAULT && run->exit_reason == KVM_EXIT_MEMORY_ERROR) {
+		struct kvm_run_memory_exit *m = kvm_run_memory(run);
+
+		req->gpa = m->gpa;
+		req->npages = m->size / GUEST_CONV_PAGE;
+		req->to_private = m->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE;
+	} else if (r == -EFAULT &&
+		   run->exit_reason == GMEM_EXIT_MEMORY_FAULT) {
+		/* guest_memfd's (6.8+): the same exit, another layout */
+		struct gmem_memory_fault *m = gmem_run_fault(run);
+
+		req->gpa = m->gpa;
+		req->npages = m->size / GUEST_CONV_PAGE;
+		req->to_private = m->flags & GMEM_MEMORY_EXIT_FLAG_PRIVATE;
+	} else if (r) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: KVM_RUN: %s (exit reason %u, %s; guest rip %#llx)",
+			 w->vcpu->id, strerror(-r), run->exit_reason,
+			 exit_reason_str(run->exit_reason),
+			 (unsigned long long)guest_rip(w));
+		return EXIT_END;
+	} else if (get_map_gpa_range(w->vcpu, &req->gpa, &req->npages,
+				     &attrs)) {
+		req->to_private = attrs & KVM_MAP_GPA_RANGE_ENCRYPTED;
+		req->hc = true;
+	} else if (run->exit_reason == KVM_EXIT_IO) {
+		/* before the ucall is read: the host's own work */
+		if (p->counts)
+			work_read(w, &w->io_snap);
+		w->last_exit = run->exit_reason;
+		return handle_ucall(w) <= 0 ? EXIT_END : EXIT_HANDLED;
+	} else {
+		char tables[96] = "";
+
+		if (run->exit_reason == KVM_EXIT_SHUTDOWN)
+			x86_check_tables(w->vcpu->vm, tables, sizeof(tables));
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: unexpected exit %u (%s; guest rip %#llx%s%s)",
+			 w->vcpu->id, run->exit_reason,
+			 exit_reason_str(run->exit_reason),
+			 (unsigned long long)guest_rip(w),
+			 *tables ? "; " : "", tables);
+		return EXIT_END;
+	}
+	return EXIT_CONVERSION;
+}
+
+/*
+ * Do the conversion an exit asked for, timed into w->host[k] from the
+ * exit (t_exit); false when the vCPU thread must stop
+ */
+static bool do_conversion(struct worker *w, const struct conv_req *req,
+			  uint64_t *hc_count, uint64_t t_exit)
+{
+	const struct cell_params *p = w->cell->p;
+	struct kvm_run *run = w->vcpu->run;
+	struct host_phases ph = { 0 };
+	uint64_t k, len = req->npages * GUEST_CONV_PAGE;
+	int r, why;
+
+	w->last_exit = run->exit_reason;
+	w->last_gpa = req->gpa;
+
+	/*
+	 * The conversion an exit belongs to: a hypercall starts the
+	 * next one, in the guest's order; faults belong to the one
+	 * in progress (the last hypercall's, or the last flip's).
+	 */
+	if (req->hc) {
+		struct work_snap now;
+
+		w->cur_k = (*hc_count)++;
+		w->cur_exits = 0;
+		if (p->counts) {
+			work_read(w, &now);
+			work_mark(w, w->cur_k, &now);
+		}
+	}
+	k = w->cur_k;
+	if (++w->cur_exits > w->cell->max_exits) {
+		fail(w, "vCPU %u: conversion %llu (%s) took more than %u exits (guest rip %#llx, last exit %s at gpa %#llx): the handler does not make the range usable",
+		     w->vcpu->id, (unsigned long long)k,
+		     conv_dir_name(k & 1), w->cell->max_exits,
+		     (unsigned long long)guest_rip(w),
+		     exit_reason_str(w->last_exit),
+		     (unsigned long long)req->gpa);
+		return false;
+	}
+	if (p->trace_set)
+		/* until the next exit, kernel work is this conversion's */
+		p->trace_set(p->trace_arg, trace_ctx_of(p, k, req->to_private ?
+			     DIR_TO_PRIVATE : DIR_TO_SHARED));
+	r = convert(w, k, req->gpa, len, req->to_private, req->hc, &ph);
+	if (req->hc)
+		run->hypercall.ret = 0;
+	why = atomic_load(&w->kick);
+	if (r == -EINTR && why) {
+		/*
+		 * the kick landed in the handler's syscall (shmem's
+		 * fallocate() stops at a pending signal): a stop, not
+		 * a failed conversion; the guest never verified it
+		 */
+		kicked(w, why);
+		return false;
+	}
+	if (r) {
+		fail(w, "vCPU %u: conversion %llu: converting gpa %#llx+%#llx to %s: %s%s",
+		     w->vcpu->id, (unsigned long long)k,
+		     (unsigned long long)req->gpa, (unsigned long long)len,
+		     req->to_private ? "private" : "shared", strerror(-r),
+		     w->cell->conv.detail);
+		return false;
+	}
+	if (k < w->max_k) {
+		struct host_phases *h = &w->host[k];
+
+		h->exits++;
+		h->record += ph.record;
+		h->mem += ph.mem;
+		h->release += ph.release;
+		/* handler = exit back to userspace .. next KVM_RUN */
+		h->handler += rdtsc() - t_exit;
+	}
+	return true;
+}
+
+void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t hc_count = 0, t_exit;
+	enum exit_kind kind;
+	sigset_t set;
+	int r, why;
+
+	sigemptyset(&set);
+	sigaddset(&set, KICK_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	if (wait_gate(w) < 0) {
 		atomic_store(&w->done, true);
 		return NULL;
 	}
-
 	for (;;) {
-		struct host_phases ph = { 0 };
-		uint64_t t_exit, gpa, npages, attrs, k;
-		bool to_private, hc = false;
+		struct conv_req req = { 0 };
 
 		why = atomic_load(&w->kick);
 		if (why) {
@@ -289,117 +437,13 @@ void *worker_main(void *arg)
 		if (r == -EINTR)
 			continue;	/* a kick (seen above) or a stray signal */
 		w->exits++;
-		if (r == -EFAULT && run->exit_reason == KVM_EXIT_MEMORY_ERROR) {
-			struct kvm_run_memory_exit *m = kvm_run_memory(run);
-
-			gpa = m->gpa;
-			npages = m->size / GUEST_CONV_PAGE;
-			to_private = m->flags & KVM_MEMORY_EXIT_FLAG_PRIVATE;
-		} else if (r == -EFAULT &&
-			   run->exit_reason == GMEM_EXIT_MEMORY_FAULT) {
-			/* guest_memfd's (6.8+): the same exit, another layout */
-			struct gmem_memory_fault *m = gmem_run_fault(run);
-
-			gpa = m->gpa;
-			npages = m->size / GUEST_CONV_PAGE;
-			to_private = m->flags & GMEM_MEMORY_EXIT_FLAG_PRIVATE;
-		} else if (r) {
-			snprintf(w->error, sizeof(w->error),
-				 "vCPU %u: KVM_RUN: %s (exit reason %u, %s; guest rip %#llx)",
-				 w->vcpu->id, strerror(-r), run->exit_reason,
-				 exit_reason_str(run->exit_reason),
-				 (unsigned long long)guest_rip(w));
+		kind = exit_of(w, r, &req);
+		if (kind == EXIT_END)
 			break;
-		} else if (get_map_gpa_range(w->vcpu, &gpa, &npages, &attrs)) {
-			to_private = attrs & KVM_MAP_GPA_RANGE_ENCRYPTED;
-			hc = true;
-		} else if (run->exit_reason == KVM_EXIT_IO) {
-			/* before the ucall is read: the host's own work */
-			if (p->counts)
-				work_read(w, &w->io_snap);
-			w->last_exit = run->exit_reason;
-			if (handle_ucall(w) <= 0)
-				break;
+		if (kind == EXIT_HANDLED)
 			continue;
-		} else {
-			char tables[96] = "";
-
-			if (run->exit_reason == KVM_EXIT_SHUTDOWN)
-				x86_check_tables(w->vcpu->vm, tables,
-						 sizeof(tables));
-			snprintf(w->error, sizeof(w->error),
-				 "vCPU %u: unexpected exit %u (%s; guest rip %#llx%s%s)",
-				 w->vcpu->id, run->exit_reason,
-				 exit_reason_str(run->exit_reason),
-				 (unsigned long long)guest_rip(w),
-				 *tables ? "; " : "", tables);
+		if (!do_conversion(w, &req, &hc_count, t_exit))
 			break;
-		}
-		w->last_exit = run->exit_reason;
-		w->last_gpa = gpa;
-
-		/*
-		 * The conversion an exit belongs to: a hypercall starts the
-		 * next one, in the guest's order; faults belong to the one
-		 * in progress (the last hypercall's, or the last flip's).
-		 */
-		if (hc) {
-			struct work_snap now;
-
-			w->cur_k = hc_count++;
-			w->cur_exits = 0;
-			if (p->counts) {
-				work_read(w, &now);
-				work_mark(w, w->cur_k, &now);
-			}
-		}
-		k = w->cur_k;
-		if (++w->cur_exits > w->cell->max_exits) {
-			fail(w, "vCPU %u: conversion %llu (%s) took more than %u exits (guest rip %#llx, last exit %s at gpa %#llx): the handler does not make the range usable",
-			     w->vcpu->id, (unsigned long long)k,
-			     conv_dir_name(k & 1), w->cell->max_exits,
-			     (unsigned long long)guest_rip(w),
-			     exit_reason_str(w->last_exit),
-			     (unsigned long long)gpa);
-			break;
-		}
-		if (p->trace_set)
-			/* until the next exit, kernel work is this conversion's */
-			p->trace_set(p->trace_arg, trace_ctx_of(p, k, to_private ?
-				     DIR_TO_PRIVATE : DIR_TO_SHARED));
-		r = convert(w, k, gpa, npages * GUEST_CONV_PAGE, to_private,
-			    hc, &ph);
-		if (hc)
-			run->hypercall.ret = 0;
-		why = atomic_load(&w->kick);
-		if (r == -EINTR && why) {
-			/*
-			 * the kick landed in the handler's syscall (shmem's
-			 * fallocate() stops at a pending signal): a stop, not
-			 * a failed conversion; the guest never verified it
-			 */
-			kicked(w, why);
-			break;
-		}
-		if (r) {
-			fail(w, "vCPU %u: conversion %llu: converting gpa %#llx+%#llx to %s: %s%s",
-			     w->vcpu->id, (unsigned long long)k,
-			     (unsigned long long)gpa,
-			     (unsigned long long)(npages * GUEST_CONV_PAGE),
-			     to_private ? "private" : "shared", strerror(-r),
-			     conv->detail);
-			break;
-		}
-		if (k < w->max_k) {
-			struct host_phases *h = &w->host[k];
-
-			h->exits++;
-			h->record += ph.record;
-			h->mem += ph.mem;
-			h->release += ph.release;
-			/* handler = exit back to userspace .. next KVM_RUN */
-			h->handler += rdtsc() - t_exit;
-		}
 	}
 	atomic_store(&w->done, true);
 	return NULL;
