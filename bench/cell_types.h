@@ -68,7 +68,7 @@ struct cell_params {
 	/*
 	 * --trace, --counts: label the kernel work of each conversion:
 	 * trace_ctx + DIR_* for recorded conversions, + TRACE_CTX_WARMUP
-	 * for warm-up ones (bench/out/trace_hook.h names them)
+	 * for warm-up ones (bench/report/trace_hook.h names them)
 	 */
 	void (*trace_set)(void *arg, unsigned int ctx);
 	void *trace_arg;
@@ -78,7 +78,7 @@ struct cell_params {
 	void *progress_arg;
 };
 
-/* a cell's trace contexts after its directions' (bench/out/trace_hook.h) */
+/* a cell's trace contexts after its directions' (bench/report/trace_hook.h) */
 #define TRACE_CTX_WARMUP	DIR_NR
 #define TRACE_CTX_SETUP		(DIR_NR + 1)
 #define TRACE_CTX_TEARDOWN	(DIR_NR + 2)
@@ -107,7 +107,7 @@ struct conv_sample {
 /*
  * The work of one conversion as KVM and the kernel count it (--counts),
  * from the request to the next one: machine independent, so the same
- * on TCG and on hardware. The BPF counters (bench/out/work_counts.h) add pages and
+ * on TCG and on hardware. The BPF counters (bench/report/work_counts.h) add pages and
  * IPIs per cell and direction.
  */
 struct conv_work {

@@ -66,7 +66,7 @@ const char convbench_usage[] =
 "  --history=DIR          with --merge: DIR holds earlier runs (make bench's\n"
 "                         results/); those of the same build, arguments and\n"
 "                         machine add their spread to the ratios' intervals\n"
-"                         (bench/out/history.h)\n"
+"                         (bench/report/history.h)\n"
 "  --clock-mark=LABEL     print a CONVBENCH-CLOCK line (TSC, clocks) and\n"
 "                         exit: make bench's per-boot clock check\n"
 "  --debug                check every conversion's timings against the\n"

@@ -102,7 +102,7 @@
  * family's intervals holds for all to hold jointly (Bonferroni).
  *
  * Integration (after the reorganisation of bench/), replacing:
- * - bench/out/cellstats.c ratio_stats_build(): the per-round ratios stay
+ * - bench/report/cellstats.c ratio_stats_build(): the per-round ratios stay
  *   (per_round in summary.json) but the interval comes from
  *   effect_units() over the design's cells (one effect_run per cell:
  *   unit = boot id, its block, num = inplace, value = the cell's p50;
@@ -114,7 +114,7 @@
  *   (unpaired: the gmem boot's gmem cells against the v5 boot's
  *   destructive or inplace cells), covariates design_round_time() and
  *   design_kernel_code(); in/gm flagged derived.
- * - bench/out/history.c history_apply() and history_load(), the
+ * - bench/report/history.c history_apply() and history_load(), the
  *   between-run term of ratio_pct_intervals() and lib/stats.c
  *   stats_between_runs(): out of every interval; run-bench.sh stops
  *   passing --history to the merge; history.c's matching (with the

@@ -15,7 +15,7 @@
  * statistic. OUT gets samples.csv (valid rounds), samples-traced.csv,
  * hist.csv, histograms.txt, trace.csv and trace-totals.csv (summed over
  * boots), overhead.txt and summary.json: the statistics of
- * bench/out/cellstats.h, the work counts of every boot with whether they
+ * bench/report/cellstats.h, the work counts of every boot with whether they
  * agree, and the probes' overhead: per cell the traced over the
  * untraced p50 of each boot (both rounds ran in the same boot, which
  * first alternating), with a t interval over boots.

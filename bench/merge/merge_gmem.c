@@ -4,7 +4,7 @@
  * modes against gmem (guest_memfd as merged, the 6.12 kernel), whose
  * boots make bench merged into GDIR before. Per (size, direction) and
  * percentile: gmem over destructive and inplace over gmem, computed as
- * inplace over destructive is (bench/out/cellstats.h) from the valid rounds
+ * inplace over destructive is (bench/report/cellstats.h) from the valid rounds
  * of both merges, paired by round number. Round K of gmem ran in
  * another boot (another kernel) than round K of the v5 modes, made
  * right before or after it: the per-round ratio compares two boots, so

@@ -11,7 +11,7 @@
 # gmem boots' in its gmem/ subfolder with their own summary and
 # provenance, and the 6.1 merge's ratios against gmem (round by round),
 # its intervals widened by the spread of the earlier runs of the same
-# build in results/ (bench/out/history.h).
+# build in results/ (bench/report/history.h).
 #
 #   bench/vm/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]

@@ -12,7 +12,7 @@
  * ratio and percentile, the mean and variance of its per-round log
  * ratios, and stats_between_runs() (lib/stats.h) turns them and this
  * run's into the intervals of struct ratio_pct; from HISTORY_MIN
- * earlier runs on (bench/out/cellstats.h), below that the intervals are
+ * earlier runs on (bench/report/cellstats.h), below that the intervals are
  * the rounds' and the earlier runs are only listed.
  *
  * "The same" is: equal kernel release, series, config and kernel keys, QEMU version,

@@ -2,7 +2,7 @@
 /*
  * convbench's output: per cell and round, the funclatency-style
  * histogram and a summary as soon as the cell ends; at the end, the
- * statistics over rounds (bench/out/cellstats.h) on stdout and the files of
+ * statistics over rounds (bench/report/cellstats.h) on stdout and the files of
  * --out (summary.json with provenance, samples.csv, hist.csv,
  * histograms.txt), each written atomically, summary.json last.
  */
@@ -80,14 +80,14 @@ void report_close(struct report *r);
 int report_write_file(struct report *r, const char *name,
 		      int (*fn)(FILE *f, void *arg), void *arg);
 
-/* summary.json (bench/out/summary.c) */
+/* summary.json (bench/report/summary.c) */
 int summary_write(FILE *f, const struct report *r,
 		  const struct run_stats *rs);
 /* the ratio table with per-round ratios (stdout, histograms.txt) */
 void report_print_ratios(FILE *f, const struct run_stats *rs);
 /* the same for n ratios of one pair of modes (num over den) */
 void report_print_ratio_list(FILE *f, const struct ratio_stats *q, size_t n);
-/* one ratio as summary.json has it (bench/out/summary.c) */
+/* one ratio as summary.json has it (bench/report/summary.c) */
 void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q);
 
 #endif /* CONVBENCH_REPORT_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * convbench's output. Latencies are in ns (TSC deltas over
- * KVM_GET_TSC_KHZ). Every number comes from bench/out/cellstats.c; the
+ * KVM_GET_TSC_KHZ). Every number comes from bench/report/cellstats.c; the
  * histograms are log2 with sub-buckets, printed funclatency-style.
  */
 #ifndef _GNU_SOURCE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The earlier runs of the same build on the same machine: bench/out/history.h.
+ * The earlier runs of the same build on the same machine: bench/report/history.h.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

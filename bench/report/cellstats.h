@@ -9,7 +9,7 @@
  *   p50's 95% t interval over the rounds' p50s; median phases.
  * - per (size, direction) with both modes: for p50, p90 and p99 the
  *   ratio inplace/destructive of every round, their geometric mean, the
- *   95% intervals of struct ratio_pct (from the rounds; bench/out/history.h
+ *   95% intervals of struct ratio_pct (from the rounds; bench/report/history.h
  *   adds the spread between earlier runs), and the ratio of the pooled
  *   percentiles. A tail ratio (p90, p99) is "shown" only
  *   when at least STATS_TAIL_MIN samples lie beyond that percentile in
