@@ -51,9 +51,10 @@ static void refused(const char *arg, const char *opt_in_msg)
 	refused_with(arg, NULL, opt_in_msg);
 }
 
-int main(void)
+/* defaults, every option, --duration, --help */
+static void test_taken(void)
 {
-	char err[512], buf[32];
+	char err[512];
 	struct env env;
 	int r;
 
@@ -85,6 +86,12 @@ int main(void)
 		   "--duration replaces the iteration count");
 	r = parse(&env, err, sizeof(err), "--help", NULL);
 	tap_result(r == 1, "--help is answered (status 1 from the parser: exit 0)");
+}
+
+/* sizes as the options spell them */
+static void test_sizes(void)
+{
+	char buf[32];
 
 	tap_result(parse_size("4K") == 4096 && parse_size("2M") == 2 << 20 &&
 		   parse_size("8192") == 8192 && parse_size("128M") == 128 << 20,
@@ -97,7 +104,11 @@ int main(void)
 		   !strcmp(size_str(2 << 20, buf, sizeof(buf)), "2M") &&
 		   !strcmp(size_str(12288, buf, sizeof(buf)), "12K"),
 		   "size_str: 4K, 2M, 12K");
+}
 
+/* bad values name their option */
+static void test_refused(void)
+{
 	refused("--mode=fast", "--mode");
 	refused("--mode=", "--mode");
 	refused("--mode=destructive,", "--mode");
@@ -119,6 +130,14 @@ int main(void)
 	refused("--bogus", "--bogus");
 	refused("--size", "--size");
 	refused("stray", "stray");
+}
+
+/* --debug, --max-exits, --inject */
+static void test_inject(void)
+{
+	char err[512];
+	struct env env;
+	int r;
 
 	r = parse(&env, err, sizeof(err), "--debug", "--max-exits=5",
 		  "--inject=skip@7", NULL);
@@ -146,6 +165,14 @@ int main(void)
 	refused("--inject=corrupt@6:8", "--inject=corrupt needs --no-preserve");
 	refused_with("--inject=corrupt@6:8", "--mode=gmem",
 		     "--inject=corrupt needs --no-preserve");
+}
+
+/* gmem is a mode like the others; --iterations or --duration */
+static void test_modes(void)
+{
+	char err[512];
+	struct env env;
+	int r;
 
 	r = parse(&env, err, sizeof(err), "--mode=gmem,destructive", NULL);
 	tap_result(!r && env.modes[MODE_GMEM] && env.modes[MODE_DESTRUCTIVE] &&
@@ -155,8 +182,15 @@ int main(void)
 	r = parse(&env, err, sizeof(err), "--iterations=5", "--duration=1", NULL);
 	tap_result(r == 2 && strstr(err, "exclude"),
 		   "--iterations with --duration is refused");
+}
 
-	/* rounds, order, tracing, counting, merging, clock marks */
+/* rounds, order, tracing, counting, merging, clock marks */
+static void test_rounds(void)
+{
+	char err[512];
+	struct env env;
+	int r;
+
 	r = parse(&env, err, sizeof(err), NULL);
 	tap_result(!r && env.rounds == 5 && env.first_round == 0 &&
 		   env.order_seed < (1ULL << 53) && env.trace == TRACE_OFF &&
@@ -188,6 +222,15 @@ int main(void)
 	refused("--clock-mark=A B", "--clock-mark");
 	refused_with("--counts", "--trace", "exclude");
 	refused_with("--counts", "--vcpus=2", "--counts");
+}
 
+int main(void)
+{
+	test_taken();
+	test_sizes();
+	test_refused();
+	test_inject();
+	test_modes();
+	test_rounds();
 	return tap_finish(false);
 }
