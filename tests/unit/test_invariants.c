@@ -52,10 +52,9 @@ static void caught(const struct inv_sample *s, const char *word,
 		   r ? r : "not caught");
 }
 
-int main(void)
+/* plausible samples pass, rounding within the tolerance too */
+static void test_plausible(void)
 {
-	struct conv_sample cs[3];
-	struct cell_result res;
 	struct inv_sample s;
 	char why[256];
 	int m, t, d, p, bad = 0;
@@ -75,6 +74,12 @@ int main(void)
 		   "rounding within the tolerance passes (2 ns)");
 	s.total -= 20;
 	caught(&s, "> total", "components adding up to more than the total");
+}
+
+/* the first access lies in the window */
+static void test_first_access(void)
+{
+	struct inv_sample s;
 
 	s = good(MODE_INPLACE, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, true);
 	s.first = s.total + 100;
@@ -89,6 +94,12 @@ int main(void)
 	s = good(MODE_DESTRUCTIVE, TRIGGER_IMPLICIT, DIR_TO_PRIVATE, true);
 	s.first = s.copy + s.record + 2;
 	caught(&s, "not after the request returned", "an implicit first access within the tolerance of the record update");
+}
+
+/* a copy only where one is made */
+static void test_copies(void)
+{
+	struct inv_sample s;
 
 	s = good(MODE_INPLACE, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
 	s.copy = 10;
@@ -101,6 +112,12 @@ int main(void)
 	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
 	s.copy = 0;
 	caught(&s, "copied aside", "no copy where destructive --preserve copies");
+}
+
+/* the host phases inside the exit round trip */
+static void test_host_phases(void)
+{
+	struct inv_sample s;
 
 	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_PRIVATE, true);
 	s.mem = s.host;
@@ -118,6 +135,12 @@ int main(void)
 	s.host = s.mem = s.record = 0;
 	s.exits = 0;
 	caught(&s, "no exit credited", "a conversion without host phases (credited elsewhere)");
+}
+
+/* phases a mode or a trigger cannot have are 0; exits per conversion */
+static void test_mode_phases(void)
+{
+	struct inv_sample s;
 
 	s = good(MODE_DESTRUCTIVE, TRIGGER_EXPLICIT, DIR_TO_SHARED, true);
 	s.release = 100;
@@ -158,8 +181,16 @@ int main(void)
 	s = good(MODE_INPLACE, TRIGGER_IMPLICIT, DIR_TO_PRIVATE, true);
 	s.exits = 17;
 	caught(&s, "one per page", "more faults than pages");
+}
 
-	/* a cell: the second of three samples is bad, named by iteration */
+/* a cell: the second of three samples is bad, named by iteration */
+static void test_cell(void)
+{
+	struct conv_sample cs[3];
+	struct cell_result res;
+	char why[256];
+	int d, bad;
+
 	memset(&res, 0, sizeof(res));
 	memset(cs, 0, sizeof(cs));
 	res.p.mode = MODE_INPLACE;
@@ -180,5 +211,15 @@ int main(void)
 	tap_result(bad == 1 && strstr(why, "vCPU 1 iteration 1 to-shared"),
 		   "inv_check_cell counts 1 bad sample and names it (%d: %s)",
 		   bad, bad ? why : "");
+}
+
+int main(void)
+{
+	test_plausible();
+	test_first_access();
+	test_copies();
+	test_host_phases();
+	test_mode_phases();
+	test_cell();
 	return tap_finish(false);
 }
