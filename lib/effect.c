@@ -135,33 +135,20 @@ double effect_joint_conf(double conf, unsigned int family)
 	return 1 - (1 - conf) / (family ? family : 1);
 }
 
-int effect_fit(const struct effect_unit *u, size_t n, unsigned int ncov,
-	       double conf, struct effect_fit *f)
+/*
+ * X = Q R by modified Gram-Schmidt, column 0 the intercept: the
+ * orthonormal columns into q (n each), R into r, the covariate each
+ * kept column is into col (0: the intercept); returns how many were
+ * kept. A covariate costs a df: one is kept only while EFFECT_MIN_DF
+ * remain, and only if something of it is left after those kept.
+ */
+static unsigned int qr_columns(const struct effect_unit *u, size_t n,
+			       unsigned int ncov, double *q,
+			       double r[][EFFECT_MAX_COV + 1], unsigned int *col)
 {
-	/* X = Q R by modified Gram-Schmidt, column 0 the intercept */
-	double *q, r[EFFECT_MAX_COV + 1][EFFECT_MAX_COV + 1] = { { 0 } };
-	double ri[EFFECT_MAX_COV + 1][EFFECT_MAX_COV + 1] = { { 0 } };
-	double qy[EFFECT_MAX_COV + 1], beta[EFFECT_MAX_COV + 1] = { 0 };
-	unsigned int col[EFFECT_MAX_COV + 1], p = 0, c, k, a, b;
-	double rss = 0, wsum = 0, wdf = 0, nbsum = 0, v00 = 0;
+	unsigned int p = 0, c, k;
 	size_t i;
 
-	memset(f, 0, sizeof(*f));
-	f->ratio = f->lo = f->hi = f->est = f->se = f->t = NAN;
-	f->unit_sd = f->block_sd = f->boot_sd = NAN;
-	f->conf = conf;
-	if (!n || ncov > EFFECT_MAX_COV || !(conf > 0 && conf < 1))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		if (!isfinite(u[i].d))
-			return -EINVAL;
-		for (c = 0; c < ncov; c++)
-			if (!isfinite(u[i].x[c]))
-				return -EINVAL;
-	}
-	q = calloc(n * (EFFECT_MAX_COV + 1), sizeof(*q));
-	if (!q)
-		return -ENOMEM;
 	for (c = 0; c <= ncov; c++) {
 		double *w = q + (size_t)p * n, norm0 = 0, norm = 0;
 
@@ -193,6 +180,59 @@ int effect_fit(const struct effect_unit *u, size_t n, unsigned int ncov,
 		r[p][p] = norm;
 		col[p++] = c;
 	}
+	return p;
+}
+
+/* variance components, for the record: within blocks, between boots */
+static void variance_components(const struct effect_unit *u, size_t n,
+				struct effect_fit *f)
+{
+	double wsum = 0, wdf = 0, nbsum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		nbsum += u[i].nblocks;
+		if (u[i].nblocks >= 2 && isfinite(u[i].within_var)) {
+			wsum += (u[i].nblocks - 1) * u[i].within_var;
+			wdf += u[i].nblocks - 1;
+		}
+	}
+	if (wdf > 0) {
+		f->block_sd = sqrt(wsum / wdf);
+		if (f->df)
+			f->boot_sd = sqrt(fmax(0, f->unit_sd * f->unit_sd -
+					       wsum / wdf / (nbsum / n)));
+	}
+}
+
+int effect_fit(const struct effect_unit *u, size_t n, unsigned int ncov,
+	       double conf, struct effect_fit *f)
+{
+	/* X = Q R by modified Gram-Schmidt, column 0 the intercept */
+	double *q, r[EFFECT_MAX_COV + 1][EFFECT_MAX_COV + 1] = { { 0 } };
+	double ri[EFFECT_MAX_COV + 1][EFFECT_MAX_COV + 1] = { { 0 } };
+	double qy[EFFECT_MAX_COV + 1], beta[EFFECT_MAX_COV + 1] = { 0 };
+	unsigned int col[EFFECT_MAX_COV + 1], p = 0, c, k, a, b;
+	double rss = 0, v00 = 0;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->ratio = f->lo = f->hi = f->est = f->se = f->t = NAN;
+	f->unit_sd = f->block_sd = f->boot_sd = NAN;
+	f->conf = conf;
+	if (!n || ncov > EFFECT_MAX_COV || !(conf > 0 && conf < 1))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(u[i].d))
+			return -EINVAL;
+		for (c = 0; c < ncov; c++)
+			if (!isfinite(u[i].x[c]))
+				return -EINVAL;
+	}
+	q = calloc(n * (EFFECT_MAX_COV + 1), sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	p = qr_columns(u, n, ncov, q, r, col);
 	/* R^-1 (upper triangular), beta = R^-1 Q' y */
 	for (a = 0; a < p; a++) {
 		const double *qa = q + (size_t)a * n;
@@ -243,20 +283,7 @@ int effect_fit(const struct effect_unit *u, size_t n, unsigned int ncov,
 		f->lo = exp(f->est - f->t * f->se);
 		f->hi = exp(f->est + f->t * f->se);
 	}
-	/* variance components, for the record */
-	for (i = 0; i < n; i++) {
-		nbsum += u[i].nblocks;
-		if (u[i].nblocks >= 2 && isfinite(u[i].within_var)) {
-			wsum += (u[i].nblocks - 1) * u[i].within_var;
-			wdf += u[i].nblocks - 1;
-		}
-	}
-	if (wdf > 0) {
-		f->block_sd = sqrt(wsum / wdf);
-		if (f->df)
-			f->boot_sd = sqrt(fmax(0, f->unit_sd * f->unit_sd -
-					       wsum / wdf / (nbsum / n)));
-	}
+	variance_components(u, n, f);
 	free(q);
 	return 0;
 }
