@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The design of a make bench run, its balance and its JSON: see design.h */
+/* The design of a make bench run and its JSON (its balance: design_check.c) */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "design.h"
+#include "design_int.h"
 #include "jsonw.h"
 #include "rng.h"
 #include "units.h"
+#include "vocab.h"
 
-static const char *const mode_names[DESIGN_NMODES] = {
-	"destructive", "inplace", "gmem",
-};
 static const char *const kernel_names[DESIGN_NKERNELS] = { "v5", "gmem" };
 static const char *const phase_names[DESIGN_NPHASES] = { "untraced", "traced" };
 
 const char *design_mode_name(enum design_mode m)
 {
-	return m < DESIGN_NMODES ? mode_names[m] : "?";
+	return m < DESIGN_NMODES ? conv_mode_names[m] : "?";
 }
 
 const char *design_kernel_name(enum design_kernel k)
@@ -30,22 +28,6 @@ const char *design_kernel_name(enum design_kernel k)
 const char *design_phase_name(enum design_phase ph)
 {
 	return ph < DESIGN_NPHASES ? phase_names[ph] : "?";
-}
-
-static unsigned int nkernels(const struct design_params *p)
-{
-	return p->kernel[DESIGN_K_V5] + p->kernel[DESIGN_K_GMEM];
-}
-
-static unsigned int nphases(const struct design_params *p)
-{
-	return p->traced ? 2 : 1;
-}
-
-static unsigned int cells_of(const struct design_params *p,
-			     enum design_kernel k)
-{
-	return nphases(p) * p->nsizes * p->blocks * (k == DESIGN_K_V5 ? 2 : 1);
 }
 
 static enum design_mode other(enum design_mode m)
@@ -247,322 +229,6 @@ unsigned int design_family(const struct design *d, unsigned int ndirs)
 	if (!d->p.kernel[DESIGN_K_V5])
 		return 0;
 	return d->p.kernel[DESIGN_K_GMEM] ? 2 * per : per;
-}
-
-/* ---- balance ---- */
-
-struct check {
-	void (*say)(void *arg, const char *line);
-	void *arg;
-	unsigned int n;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-problem(struct check *ck, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	ck->n++;
-	if (ck->say)
-		ck->say(ck->arg, line);
-}
-
-/* a two-level factor over n units, coded -1/+1 (0: not counted) */
-struct factor {
-	char name[96];
-	const char *level[2];	/* -1, +1 */
-	signed char v[DESIGN_MAX_ROUNDS * DESIGN_NKERNELS];
-};
-
-static void marginal(struct check *ck, const struct factor *a, unsigned int n,
-		     const char *over)
-{
-	unsigned int i, c[2] = { 0, 0 };
-
-	for (i = 0; i < n; i++)
-		if (a->v[i])
-			c[a->v[i] > 0]++;
-	if ((c[0] > c[1] ? c[0] - c[1] : c[1] - c[0]) > (c[0] + c[1]) % 2)
-		problem(ck, "%s over %u %s: %s %u, %s %u (they may differ by "
-			"%u)", a->name, c[0] + c[1], over, a->level[0], c[0],
-			a->level[1], c[1], (c[0] + c[1]) % 2);
-}
-
-/* the most |sum of products| n units allow */
-static int pair_tolerance(unsigned int n)
-{
-	return n % 4 == 0 ? 0 : n % 2 ? 1 : 2;
-}
-
-static void pair(struct check *ck, const struct factor *a,
-		 const struct factor *b, unsigned int n, const char *over)
-{
-	unsigned int i, c[2][2] = { { 0, 0 }, { 0, 0 } }, m = 0;
-	int sum = 0;
-
-	for (i = 0; i < n; i++) {
-		if (!a->v[i] || !b->v[i])
-			continue;
-		c[a->v[i] > 0][b->v[i] > 0]++;
-		sum += a->v[i] * b->v[i];
-		m++;
-	}
-	if (abs(sum) > pair_tolerance(m))
-		problem(ck, "%s goes with %s over %u %s: %s & %s %u, %s & %s "
-			"%u, %s & %s %u, %s & %s %u (association %+d, at most "
-			"%d in magnitude)", a->name, b->name, m, over,
-			a->level[0], b->level[0], c[0][0],
-			a->level[0], b->level[1], c[0][1],
-			a->level[1], b->level[0], c[1][0],
-			a->level[1], b->level[1], c[1][1], sum,
-			pair_tolerance(m));
-}
-
-static bool in_use(const bool *valid, unsigned int i)
-{
-	return !valid || valid[i];
-}
-
-/* one boot's cells: phases, blocks, ABBA, positions */
-static void check_boot(struct check *ck, const struct design *d,
-		       const struct design_boot *b)
-{
-	const struct design_params *p = &d->p;
-	bool v5 = b->kernel == DESIGN_K_V5;
-	unsigned int ph, s, j, i, changes = 0, want;
-	char sz[32];
-
-	if (b->ncells != cells_of(p, b->kernel))
-		problem(ck, "boot %u (%s): %u cells, expected %u", b->id,
-			design_kernel_name(b->kernel), b->ncells,
-			cells_of(p, b->kernel));
-	for (i = 0; i < b->ncells; i++) {
-		const struct design_cell *c = &b->cell[i];
-
-		if (c->phase >= nphases(p) || c->size >= p->nsizes ||
-		    c->block >= p->blocks ||
-		    (v5 ? c->mode == DESIGN_GMEM || c->mode >= DESIGN_NMODES :
-			  c->mode != DESIGN_GMEM)) {
-			problem(ck, "boot %u (%s): cell %u is not one of its "
-				"phases, sizes, blocks or modes", b->id,
-				design_kernel_name(b->kernel), i);
-			return;
-		}
-		changes += i && c->phase != b->cell[i - 1].phase;
-	}
-	if (!b->ncells)
-		return;
-	want = p->traced && b->traced_first ? DESIGN_TRACED : DESIGN_UNTRACED;
-	if (changes > nphases(p) - 1 || b->cell[0].phase != want)
-		problem(ck, "boot %u (%s): the phases are not each together "
-			"with the %s phase first", b->id,
-			design_kernel_name(b->kernel), design_phase_name(want));
-	for (ph = 0; ph < nphases(p); ph++) {
-		for (s = 0; s < p->nsizes; s++) {
-			unsigned int first[DESIGN_NMODES] = { 0 };
-			long possum[DESIGN_NMODES] = { 0 };
-			unsigned int q = 0;
-
-			size_str(p->sizes[s], sz, sizeof(sz));
-			for (j = 0; j < p->blocks; j++) {
-				int at[2] = { -1, -1 }, cnt = 0;
-
-				for (i = 0, q = 0; i < b->ncells; i++) {
-					const struct design_cell *c = &b->cell[i];
-
-					if (c->phase != ph)
-						continue;
-					if (c->size == s && c->block == j) {
-						if (cnt < 2)
-							at[cnt] = i;
-						cnt++;
-						possum[c->mode] += q;
-					}
-					q++;
-				}
-				if (!v5) {
-					if (cnt != 1)
-						problem(ck, "boot %u (gmem), %s, "
-							"%s: block %u has %d "
-							"cells, expected 1",
-							b->id,
-							design_phase_name(ph),
-							sz, j, cnt);
-					continue;
-				}
-				if (cnt != 2 || at[1] != at[0] + 1 ||
-				    b->cell[at[0]].mode == b->cell[at[1]].mode) {
-					problem(ck, "boot %u (v5), %s, %s: block "
-						"%u is not destructive and "
-						"inplace back to back", b->id,
-						design_phase_name(ph), sz, j);
-					continue;
-				}
-				first[b->cell[at[0]].mode]++;
-			}
-			if (!v5)
-				continue;
-			if (first[DESIGN_DESTRUCTIVE] != first[DESIGN_INPLACE])
-				problem(ck, "boot %u (v5), %s, %s: %u blocks "
-					"start with destructive, %u with "
-					"inplace (ABBA: as many)", b->id,
-					design_phase_name(ph), sz,
-					first[DESIGN_DESTRUCTIVE],
-					first[DESIGN_INPLACE]);
-			if (possum[DESIGN_DESTRUCTIVE] != possum[DESIGN_INPLACE])
-				problem(ck, "boot %u (v5), %s, %s: the modes' "
-					"positions in the phase sum to %ld "
-					"(destructive) and %ld (inplace): a "
-					"drift in time does not cancel",
-					b->id, design_phase_name(ph), sz,
-					possum[DESIGN_DESTRUCTIVE],
-					possum[DESIGN_INPLACE]);
-		}
-	}
-}
-
-/* the mode of the first cell of (phase, size) in b (size < 0: any) */
-static signed char first_mode(const struct design_boot *b, unsigned int ph,
-			      int size)
-{
-	unsigned int i;
-
-	for (i = 0; i < b->ncells; i++)
-		if (b->cell[i].phase == ph &&
-		    (size < 0 || b->cell[i].size == size))
-			return b->cell[i].mode == DESIGN_INPLACE ? 1 :
-			       b->cell[i].mode == DESIGN_DESTRUCTIVE ? -1 : 0;
-	return 0;
-}
-
-static void check_rounds(struct check *ck, const struct design *d)
-{
-	unsigned int r, i, n[DESIGN_NKERNELS];
-
-	for (r = 0; r < d->p.rounds; r++) {
-		const struct design_boot *b[DESIGN_NKERNELS] = { NULL, NULL };
-
-		memset(n, 0, sizeof(n));
-		for (i = 0; i < d->nboots; i++) {
-			if (d->boot[i].round != r || d->boot[i].kernel >=
-			    DESIGN_NKERNELS)
-				continue;
-			n[d->boot[i].kernel]++;
-			b[d->boot[i].kernel] = &d->boot[i];
-		}
-		for (i = 0; i < DESIGN_NKERNELS; i++)
-			if (n[i] != d->p.kernel[i])
-				problem(ck, "round %u: %u boots of the %s "
-					"kernel, expected %u", r, n[i],
-					design_kernel_name(i), d->p.kernel[i]);
-		if (n[0] != d->p.kernel[0] || n[1] != d->p.kernel[1])
-			continue;
-		for (i = 0; i < DESIGN_NKERNELS; i++)
-			if (b[i] && (b[i]->slot >= nkernels(&d->p) ||
-				     (b[!i] && (b[i]->slot == b[!i]->slot ||
-				      (b[i]->slot < b[!i]->slot) !=
-				      (b[i]->id < b[!i]->id)))))
-				problem(ck, "round %u: the %s boot's slot %u "
-					"does not follow the running order",
-					r, design_kernel_name(i), b[i]->slot);
-	}
-}
-
-unsigned int design_check(const struct design *d, const bool *valid,
-			  void (*say)(void *arg, const char *line), void *arg)
-{
-	struct factor K, T, M, KR;
-	struct check ck = { say, arg, 0 };
-	const struct design_params *p = &d->p;
-	bool both = nkernels(p) == 2;
-	unsigned int i, k, ph, s, n;
-	char sz[32], over[64];
-
-	for (i = 0; i < d->nboots; i++)
-		if (in_use(valid, i))
-			check_boot(&ck, d, &d->boot[i]);
-	check_rounds(&ck, d);
-
-	/* K over the rounds, from either of its boots in use */
-	memset(&KR, 0, sizeof(KR));
-	snprintf(KR.name, sizeof(KR.name), "the kernel order");
-	KR.level[0] = "v5 first";
-	KR.level[1] = "gmem first";
-	for (i = 0; both && i < d->nboots; i++) {
-		const struct design_boot *b = &d->boot[i];
-
-		if (in_use(valid, i) && b->round < DESIGN_MAX_ROUNDS &&
-		    !KR.v[b->round])
-			KR.v[b->round] = (b->kernel == DESIGN_K_GMEM) ==
-					 (b->slot == 0) ? 1 : -1;
-	}
-	if (both)
-		marginal(&ck, &KR, p->rounds, "rounds");
-
-	for (k = 0; k < DESIGN_NKERNELS; k++) {
-		if (!p->kernel[k])
-			continue;
-		memset(&K, 0, sizeof(K));
-		memset(&T, 0, sizeof(T));
-		snprintf(K.name, sizeof(K.name), "the kernel order");
-		K.level[0] = "v5 first";
-		K.level[1] = "gmem first";
-		snprintf(T.name, sizeof(T.name), "the phase order");
-		T.level[0] = "untraced first";
-		T.level[1] = "traced first";
-		for (i = 0, n = 0; i < d->nboots; i++) {
-			const struct design_boot *b = &d->boot[i];
-
-			if (!in_use(valid, i) || b->kernel != k)
-				continue;
-			K.v[n] = (k == DESIGN_K_GMEM) == (b->slot == 0) ? 1 : -1;
-			T.v[n] = b->traced_first ? 1 : -1;
-			n++;
-		}
-		snprintf(over, sizeof(over), "%s boots", design_kernel_name(k));
-		if (p->traced)
-			marginal(&ck, &T, n, over);
-		if (p->traced && both)
-			pair(&ck, &K, &T, n, over);
-		if (k != DESIGN_K_V5)
-			continue;
-		for (ph = 0; ph < nphases(p); ph++) {
-			for (s = 0; s <= p->nsizes; s++) {
-				/* s == nsizes: the phase's first cell */
-				memset(&M, 0, sizeof(M));
-				if (s < p->nsizes)
-					snprintf(M.name, sizeof(M.name),
-						 "the %s phase's first mode at %s",
-						 design_phase_name(ph),
-						 size_str(p->sizes[s], sz,
-							  sizeof(sz)));
-				else
-					snprintf(M.name, sizeof(M.name),
-						 "the mode the %s phase starts "
-						 "with", design_phase_name(ph));
-				M.level[0] = "destructive";
-				M.level[1] = "inplace";
-				for (i = 0, n = 0; i < d->nboots; i++) {
-					const struct design_boot *b = &d->boot[i];
-
-					if (!in_use(valid, i) || b->kernel != k)
-						continue;
-					M.v[n++] = first_mode(b, ph, s < p->nsizes ?
-							      (int)s : -1);
-				}
-				marginal(&ck, &M, n, over);
-				if (both)
-					pair(&ck, &K, &M, n, over);
-				if (p->traced)
-					pair(&ck, &T, &M, n, over);
-			}
-		}
-	}
-	return ck.n;
 }
 
 /* ---- JSON ---- */
