@@ -4,7 +4,7 @@
  * rounds and used by every writer (stdout, summary.json, histograms):
  *
  * - per (mode, size, direction): the samples of all rounds pooled: n,
- *   mean, min, max, p50/p90/p99 (numpy 'linear', lib/stats.h) each with
+ *   mean, min, max, p50/p90/p99 (numpy 'linear', lib/stats/stats.h) each with
  *   the number of samples beyond it; per round n and p50/p90/p99; the
  *   p50's 95% t interval over the rounds' p50s; median phases.
  * - per (size, direction) with both modes: for p50, p90 and p99 the

@@ -10,7 +10,7 @@
  * ratios whose 5-round intervals were +-2%). How far runs move can only
  * be seen across runs, so each earlier run's summary.json gives, per
  * ratio and percentile, the mean and variance of its per-round log
- * ratios, and stats_between_runs() (lib/stats.h) turns them and this
+ * ratios, and stats_between_runs() (lib/stats/stats.h) turns them and this
  * run's into the intervals of struct ratio_pct; from HISTORY_MIN
  * earlier runs on (bench/report/cellstats.h), below that the intervals are
  * the rounds' and the earlier runs are only listed.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/design.c, the design of a make bench run: the default design
+ * lib/stats/design.c, the design of a make bench run: the default design
  * (10 rounds, two kernels, traced, 3 sizes, ABBA) is balanced, and so
  * is every design of 1..24 rounds, one or two kernels, 2 or 4 blocks,
  * several seeds; every v5 boot runs each size ABBA or BAAB (checked

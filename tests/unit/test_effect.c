@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/effect.c, a ratio's interval from the run's own boots and blocks:
+ * lib/stats/effect.c, a ratio's interval from the run's own boots and blocks:
  * exact cases (units of paired and unpaired runs, the fit against the
  * t interval of lib/stats, a trend removed exactly, covariates dropped
  * by the df rule or for not varying, bad input, the JSON), then the
  * validation by simulation that issue 22 asks for.
  *
- * The simulation: whole runs laid out by lib/design.c (rounds of a v5
+ * The simulation: whole runs laid out by lib/stats/design.c (rounds of a v5
  * and a gmem boot, traced and untraced phases, ABBA blocks, the seed's
  * counterbalancing), every untraced run's p50 the median of NSAMP
  * lognormal conversions whose log is the sum of known terms:

@@ -9,7 +9,7 @@
  * (inplace/destructive, gmem/destructive) of this build and
  * configuration on this host: averaged over boots (a boot's own
  * deviation is noise: another boot is another draw), over the order
- * conditions the design balances (lib/design.h), and, when the machine
+ * conditions the design balances (lib/stats/design.h), and, when the machine
  * drifts during the run, at the run's middle. It is not where a repeat
  * run lands, nor the ratio on another host (under TCG a ratio belongs
  * to the host it ran on): repeatability is measured apart, across runs
@@ -115,7 +115,7 @@
  *   destructive or inplace cells), covariates design_round_time() and
  *   design_kernel_code(); in/gm flagged derived.
  * - bench/report/history.c history_apply() and history_load(), the
- *   between-run term of ratio_pct_intervals() and lib/stats.c
+ *   between-run term of ratio_pct_intervals() and lib/stats/stats.c
  *   stats_between_runs(): out of every interval; run-bench.sh stops
  *   passing --history to the merge; history.c's matching (with the
  *   host identity of item 3) moves to the repeatability command.

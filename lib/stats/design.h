@@ -5,7 +5,7 @@
  * size, in which order. Declared before the run from a seed, balanced
  * (design_check() says so, or names every imbalance), written into
  * summary.json (design_json()) so that any order can be checked and
- * replayed, and read by the intervals (lib/effect.h) for the
+ * replayed, and read by the intervals (lib/stats/effect.h) for the
  * covariates they need.
  *
  * Vocabulary (bench/cell/plan.h's, extended):
@@ -139,7 +139,7 @@ const struct design_boot *design_round_boot(const struct design *d,
 					    enum design_kernel k);
 
 /*
- * Covariates for lib/effect.h, each 0 at the point the intervals are
+ * Covariates for lib/stats/effect.h, each 0 at the point the intervals are
  * for: a boot's time, its id less the run's middle ((nboots - 1) / 2),
  * in boots; a round's, the mean of its boots' (so an effect drifting
  * linearly is taken at the middle of the run); a round's kernel order,

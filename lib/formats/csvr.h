@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reading the CSV files convbench and convtrace write (lib/csvw.c): one
+ * Reading the CSV files convbench and convtrace write (lib/formats/csvw.c): one
  * record per line, RFC 4180 quotes ("" inside a quoted field), no
  * newlines inside fields. Not a general CSV parser.
  */

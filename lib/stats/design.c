@@ -245,7 +245,7 @@ void design_json(struct jsonw *w, const struct design *d, const bool *valid)
 	unsigned int i, k, ph, n;
 
 	jsonw_obj_open(w);
-	jsonw_kv_str(w, "scheme", "convbench design 1 (lib/design.h): per "
+	jsonw_kv_str(w, "scheme", "convbench design 1 (lib/stats/design.h): per "
 		     "round a boot of each kernel; in each boot and phase a "
 		     "palindrome of blocks, every size ABBA or BAAB; kernel "
 		     "order K, traced first T and v5 mode order M "
