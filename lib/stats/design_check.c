@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A make bench run's design: its balance (design_check(), see design.h) */
+/* A make bench run's design: its balance (design_check()) and its JSON */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "design.h"
 #include "design_int.h"
+#include "jsonw.h"
 #include "units.h"
 
 struct check {
@@ -316,4 +317,88 @@ unsigned int design_check(const struct design *d, const bool *valid,
 		}
 	}
 	return ck.n;
+}
+
+/* ---- JSON ---- */
+
+static void say_json(void *arg, const char *line)
+{
+	jsonw_str(arg, line);
+}
+
+void design_json(struct jsonw *w, const struct design *d, const bool *valid)
+{
+	const struct design_params *p = &d->p;
+	char sz[32], cell[96];
+	unsigned int i, k, ph, n;
+
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "scheme", "convbench design 1 (lib/stats/design.h): per "
+		     "round a boot of each kernel; in each boot and phase a "
+		     "palindrome of blocks, every size ABBA or BAAB; kernel "
+		     "order K, traced first T and v5 mode order M "
+		     "counterbalanced in groups of 4 rounds (a 2^(3-1) "
+		     "fraction: main effects orthogonal)");
+	jsonw_kv_u64(w, "seed", p->seed);
+	jsonw_kv_u64(w, "rounds", p->rounds);
+	jsonw_key(w, "kernels");
+	jsonw_arr_open(w);
+	for (k = 0; k < DESIGN_NKERNELS; k++)
+		if (p->kernel[k])
+			jsonw_str(w, design_kernel_name(k));
+	jsonw_arr_close(w);
+	jsonw_key(w, "sizes");
+	jsonw_arr_open(w);
+	for (i = 0; i < p->nsizes; i++)
+		jsonw_str(w, size_str(p->sizes[i], sz, sizeof(sz)));
+	jsonw_arr_close(w);
+	jsonw_kv_bool(w, "traced", p->traced);
+	jsonw_kv_u64(w, "blocks_per_size", p->blocks);
+	jsonw_kv_u64(w, "ratio_family", design_family(d, 2));
+	jsonw_key(w, "boots");
+	jsonw_arr_open(w);
+	for (i = 0; i < d->nboots; i++) {
+		const struct design_boot *b = &d->boot[i];
+
+		jsonw_obj_open(w);
+		jsonw_kv_u64(w, "boot", b->id);
+		jsonw_kv_u64(w, "round", b->round);
+		jsonw_kv_str(w, "kernel", design_kernel_name(b->kernel));
+		jsonw_kv_u64(w, "slot", b->slot);
+		jsonw_kv_bool(w, "traced_first", b->traced_first);
+		jsonw_kv_str(w, "mode_first", design_mode_name(b->mode_first));
+		/* full 64 bits: a JSON number would lose them */
+		snprintf(cell, sizeof(cell), "%016llx",
+			 (unsigned long long)b->seed);
+		jsonw_kv_str(w, "seed_hex", cell);
+		jsonw_kv_bool(w, "valid", in_use(valid, i));
+		for (ph = 0; ph < nphases(p); ph++) {
+			jsonw_key(w, design_phase_name(ph));
+			jsonw_arr_open(w);
+			for (n = 0; n < b->ncells; n++) {
+				const struct design_cell *c = &b->cell[n];
+
+				if (c->phase != ph)
+					continue;
+				snprintf(cell, sizeof(cell), "%s %s %u",
+					 c->size < p->nsizes ?
+					 size_str(p->sizes[c->size], sz,
+						  sizeof(sz)) : "?",
+					 design_mode_name(c->mode), c->block);
+				jsonw_str(w, cell);
+			}
+			jsonw_arr_close(w);
+		}
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_key(w, "balance");
+	jsonw_obj_open(w);
+	jsonw_key(w, "problems");
+	jsonw_arr_open(w);
+	n = design_check(d, valid, say_json, w);
+	jsonw_arr_close(w);
+	jsonw_kv_u64(w, "imbalances", n);
+	jsonw_obj_close(w);
+	jsonw_obj_close(w);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What design.c (the build, JSON) and design_check.c (the balance) share */
+/* What design.c (the build) and design_check.c (the balance, the JSON) share */
 #ifndef CONVBENCH_DESIGN_INT_H
 #define CONVBENCH_DESIGN_INT_H
 
