@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "csvr.h"
-#include "report.h"
+#include "plotdata.h"
 #include "threeway.h"
 #include "units.h"
 

@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 
 #include "atomic_file.h"
-#include "report.h"
+#include "plotdata.h"
+#include "sections.h"
 #include "text.h"
 #include "threeway.h"
 #include "units.h"

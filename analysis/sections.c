@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report.h"
+#include "sections.h"
 #include "text.h"
 #include "units.h"
 

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "sections.h"
 #include "text.h"
 #include "threeway.h"
 #include "units.h"

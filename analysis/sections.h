@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * convreport's sections, each printing what summary.json (and the
- * buckets of trace.csv) hold, in at most TEXT_COLS columns.
+ * convreport's sections (sections.c), each printing what summary.json
+ * (and the buckets of trace.csv) hold, in at most TEXT_COLS columns.
  */
-#ifndef CONVBENCH_ANALYSIS_REPORT_H
-#define CONVBENCH_ANALYSIS_REPORT_H
+#ifndef CONVBENCH_ANALYSIS_SECTIONS_H
+#define CONVBENCH_ANALYSIS_SECTIONS_H
 
 #include <stdio.h>
 
 #include "runfiles.h"
 
-/* analysis/sections.c */
 /* g: a make bench run's gmem/ (its rows), or NULL */
 void print_work(FILE *f, const struct run *r, const struct run *g);
 void print_overhead(FILE *f, const struct run *r);
@@ -22,7 +21,4 @@ const char *not_traced(const struct run *r, const char *probe);
 void trace_totals(const struct run *r, const char *probe, enum conv_mode m,
 		  uint64_t size, double *calls, double *ns, double *conv);
 
-/* analysis/plotdata.c: RUN/plots/data/ for the gnuplot scripts */
-int plot_data(const struct run *r);
-
-#endif /* CONVBENCH_ANALYSIS_REPORT_H */
+#endif /* CONVBENCH_ANALYSIS_SECTIONS_H */
