@@ -338,6 +338,7 @@ static void report(double wall)
 static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
 {
 	static bool regs_done;
+	int hung;
 	char why[600];
 	unsigned int i, out;
 	int culprit;
@@ -349,7 +350,7 @@ static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
 			progress((now - t0) / 1e6);
 			*next_progress += 10000000;
 		}
-		culprit = -1;
+		culprit = hung = -1;
 		for (i = out = 0; i < opt.vcpus; i++) {
 			struct stress_vcpu *v = &vcpus[i];
 			uint64_t since = atomic_load(&v->run_since_us);
@@ -367,6 +368,7 @@ static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
 				snprintf(why, sizeof(why), "%s", v->why);
 			} else if (culprit < 0 && w == SV_WATCH_HANG) {
 				culprit = i;
+				hung = i;
 				snprintf(why, sizeof(why),
 					 "vCPU %u hung: no exit%s for %u s (op %llu)",
 					 i, stats ? " and no page fault fixed" : "",
@@ -390,10 +392,13 @@ static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
 					 DIAG_WINDOW_MS);
 			stress_fail(&st, "%s", why);
 		}
+		/* the hang is checked only when it is the failure */
+		if (hung >= 0 && (culprit != hung || strcmp(st.msg, why)))
+			hung = -1;
 		if (atomic_load(&st.failed)) {
 			/* after any failure: every vCPU out, where it was */
 			if (!regs_done)
-				stress_diag_regs(&st, vcpus, opt.vcpus,
+				stress_diag_regs(&st, vcpus, opt.vcpus, hung,
 						 DIAG_KICK_MS);
 			regs_done = true;
 			return;

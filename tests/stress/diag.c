@@ -456,13 +456,41 @@ void stress_kick_init(void)
 	sigaction(STRESS_KICK_SIGNAL, &sa, NULL);
 }
 
+/*
+ * The guest sets no cr3 of its own: its page table root is the one the
+ * VMM gave it (kvm_x86.c). A hung vCPU whose cr3 is another one runs on
+ * state its guest cannot produce. Under QEMU TCG with nested SVM this
+ * was seen once in a 10-minute storm: the L2 vCPU resumed at the
+ * instruction after VMRUN in L1's __svm_vcpu_run with L1's own cr3,
+ * its page walk faulting without end (the emulator wrote L1's state
+ * where L2's belongs). Said in the failure, so that run-stress can
+ * tell it from a hang of the kernel's making (tests/vm/emu_retry.sh).
+ */
+static void foreign_state(struct stress *st, const struct stress_vcpu *v,
+			  const struct kvm_regs *r, const struct kvm_sregs *sr)
+{
+	uint64_t root = v->vcpu->vm->pml4_gpa;
+	size_t len;
+
+	if (sr->cr3 == root)
+		return;
+	printf("# diag: vCPU %u: cr3 %#llx is not its guest's page table %#llx, which the guest never changes: state its guest cannot produce\n",
+	       v->id, (unsigned long long)sr->cr3, (unsigned long long)root);
+	pthread_mutex_lock(&st->msg_lock);
+	len = strlen(st->msg);
+	snprintf(st->msg + len, sizeof(st->msg) - len,
+		 "; state its guest cannot produce: cr3 %#llx, not the guest's page table %#llx, rip %#llx",
+		 (unsigned long long)sr->cr3, (unsigned long long)root,
+		 (unsigned long long)r->rip);
+	pthread_mutex_unlock(&st->msg_lock);
+}
+
 void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
-		      unsigned int n, unsigned int wait_ms)
+		      unsigned int n, int hung, unsigned int wait_ms)
 {
 	uint64_t t0 = now_us(), waited;
 	unsigned int i, left;
 
-	(void)st;
 	/* a signal that lands just before KVM_RUN is lost: send again */
 	do {
 		for (i = left = 0; i < n; i++)
@@ -510,6 +538,8 @@ void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
 		       (unsigned long long)r.rdi, (unsigned long long)g->ops + 1,
 		       stress_phase_str(g->phase),
 		       exit_reason_str(atomic_load(&v[i].last_exit)));
+		if ((int)i == hung)
+			foreign_state(st, &v[i], &r, &sr);
 	}
 	printf("# diag: %u of %u vCPUs out of KVM_RUN %llu ms after the first signal\n",
 	       n - left, n, (unsigned long long)(now_us() - t0) / 1000);

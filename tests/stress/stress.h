@@ -90,6 +90,7 @@ enum {
 	STRESS_INJECT_NONE,
 	STRESS_INJECT_SPIN,	/* loop in the guest without an exit */
 	STRESS_INJECT_TRIPLE,	/* an empty IDTR, then a fault: SHUTDOWN */
+	STRESS_INJECT_CR3,	/* a cr3 of its own (PWT set), then loop */
 };
 
 /* the guest draws this many numbers per op (see stress_guest.c) */

@@ -51,13 +51,24 @@ static inline GUEST_CODE uint64_t g_token(uint64_t seed, uint32_t s,
 	return t ? t : 1;
 }
 
-/* convstress --inject: a hang or a triple fault of the guest's own */
+/*
+ * convstress --inject: a hang or a triple fault of the guest's own, or
+ * the one thing the storm's guest otherwise never does: a cr3 other
+ * than the VMM's (the same tables with PWT set), then a hang
+ */
 static GUEST_CODE void g_inject(struct stress_guest *g)
 {
 	struct __attribute__((packed)) { uint16_t limit; uint64_t base; }
 		idtr = { 0, 0 };
+	uint64_t cr3;
 
 	g->phase = STRESS_PHASE_INJECT;
+	if (g->inject == STRESS_INJECT_CR3) {
+		asm volatile("mov %%cr3, %0" : "=r"(cr3));
+		asm volatile("mov %0, %%cr3" : : "r"(cr3 | 0x8) : "memory");
+		while (g->inject)
+			asm volatile("" ::: "memory");
+	}
 	if (g->inject == STRESS_INJECT_SPIN)
 		while (g->inject)
 			asm volatile("" ::: "memory");

@@ -107,10 +107,12 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 /*
  * After the failure is recorded: kick each vCPU still in KVM_RUN out
  * with a signal (EINTR), wait up to wait_ms, print each one's guest
- * registers (rip, rsp, cr2...) and what the guest was doing.
+ * registers (rip, rsp, cr2...) and what the guest was doing. The
+ * vCPU hung (its index, or -1) is checked for state its guest cannot
+ * produce, and the failure says so.
  */
 void stress_diag_regs(struct stress *st, struct stress_vcpu *v,
-		      unsigned int n, unsigned int wait_ms);
+		      unsigned int n, int hung, unsigned int wait_ms);
 /*
  * KVM's page faults of all vCPUs so far (main thread): taken, and those
  * neither fixed, emulated nor spurious (retried); false without stats

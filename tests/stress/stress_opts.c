@@ -38,8 +38,9 @@ static void usage(FILE *f)
 "a hang (default 30); --crawl-timeout: seconds of one KVM_RUN whose\n"
 "faults KVM fixes, too slowly, that fail the storm (default 120; each\n"
 "past --hang-timeout is noted, '# crawl:');\n"
-"--inject=spin@OP|triple@OP: vCPU 0's guest loops without an exit, or\n"
-"faults without an IDT, at op OP (the hang and SHUTDOWN reports' test);\n"
+"--inject=spin@OP|triple@OP|cr3@OP: vCPU 0's guest loops without an\n"
+"exit, faults without an IDT, or loads a cr3 of its own and loops, at\n"
+"op OP (the hang and SHUTDOWN reports' test);\n"
 "--range-mb: each vCPU's range per slot (default 8); --no-loop: no\n"
 "O_DIRECT pins through a loop device. Exit 0 ok, 1 a failure, 2 bad\n"
 "option, 4 the kernel lacks the in-place variant.\n");
@@ -62,7 +63,7 @@ static int parse_u64(const char *name, const char *s, uint64_t min,
 	return 0;
 }
 
-/* --inject=spin@OP or triple@OP */
+/* --inject=spin@OP, triple@OP or cr3@OP */
 static int parse_inject(const char *arg)
 {
 	const char *at = strchr(arg, '@');
@@ -72,8 +73,10 @@ static int parse_inject(const char *arg)
 		opt.inject = STRESS_INJECT_SPIN;
 	} else if (kind == 6 && !strncmp(arg, "triple", 6)) {
 		opt.inject = STRESS_INJECT_TRIPLE;
+	} else if (kind == 3 && !strncmp(arg, "cr3", 3)) {
+		opt.inject = STRESS_INJECT_CR3;
 	} else {
-		fprintf(stderr, "convstress: --inject expects spin@OP or triple@OP, got '%s'\n",
+		fprintf(stderr, "convstress: --inject expects spin@OP, triple@OP or cr3@OP, got '%s'\n",
 			arg);
 		return -1;
 	}

@@ -34,6 +34,7 @@ TABLES_ST='not ok 1 - convstress: vCPU 2: KVM_RUN 0, exit SHUTDOWN: IDT vector 1
 BAD_CB='inplace 64K: FAILED: vCPU 0: conversion 7 (to-shared): gpa 0x40001000 holds 0x0, want 0x5a5a'
 BAD_ST='not ok 1 - convstress: vCPU 1 op 12: gpa 0x60003000 holds 0x0, want 0x9e37'
 HANG_ST='not ok 1 - convstress: vCPU 2 hung: no exit for 30 s (op 53)'
+FOREIGN_ST="not ok 1 - convstress: vCPU 0 hung: no exit and no page fault fixed for 30 s (op 445); state its guest cannot produce: cr3 0x3dac000, not the guest's page table 0x4f0000, rip 0xffffffff818e3c9c"
 
 # --- emu_fault on canned outputs
 fault() {	# WANT(0 yes, 1 no) NAME LINE...
@@ -52,6 +53,9 @@ fault 1 "a SHUTDOWN with a changed page table" "$TABLES_CB"
 fault 1 "a SHUTDOWN with a changed IDT" "$TABLES_ST"
 fault 1 "a data mismatch" "$BAD_CB"
 fault 1 "a hang" "$HANG_ST"
+fault 0 "convstress's hang on state its guest cannot produce" "$FOREIGN_ST" '0 passed, 1 failed'
+fault 1 "that hang and a data mismatch" "$FOREIGN_ST" "$BAD_ST"
+fault 1 "the words after another failure" "$BAD_ST; state its guest cannot produce: cr3 0x3dac000, not the guest's page table 0x4f0000, rip 0x1"
 fault 1 "the fault and a data mismatch in another cell" "$EMU_CB" "$BAD_CB"
 fault 1 "the fault and a mismatch in the storm's TAP line" "$EMU_CB_ERR" "$BAD_ST"
 fault 1 "the words without SHUTDOWN" 'not ok 1 - convstress: page tables and IDT intact'

@@ -8,6 +8,9 @@
 # the guest's registers) whose verdict for vCPU 0 is "runs the guest";
 # a guest that triple-faults must be reported as its own SHUTDOWN, which
 # the emulator-retry rule (emu_retry.sh) must not take for the
+# emulator's; nor a hang on the guest's own cr3, while a hang on a cr3
+# the VMM did not give the guest (--inject=cr3, the guest's one
+# departure) is said to be state the guest cannot produce, as the
 # emulator's. busybox sh; TAP lines and a closing "N passed, N failed".
 cd "$(dirname "$0")" || exit 1
 . ./emu_retry.sh
@@ -56,6 +59,22 @@ each_vcpu "$out" ': guest rip 0x[0-9a-f]* rsp ' &&
 tap_ok $? "spin: every vCPU kicked out of KVM_RUN, its registers printed"
 grep -q '^# positions: --start-op=4,[0-9]*,[0-9]*,[0-9]*$' "$out"
 tap_ok $? "spin: each vCPU's position printed, vCPU 0 at op 4"
+grep '^not ok' "$out" >"$out.fail"
+! grep -q 'state its guest cannot produce' "$out" && ! emu_fault "$out.fail"
+tap_ok $? "spin: on the guest's own cr3, the emulator-retry rule does not take the hang for the emulator's"
+
+# the one change the storm's guest never makes: a cr3 of its own
+./convstress --duration=120 --seed=7 --inject=cr3@5 --hang-timeout=3 \
+	>"$out" 2>&1
+rc=$?
+grep '^not ok\|cr3 0x' "$out" | sed 's/^/# cr3: /'
+root=$(sed -n 's/^# diag: vCPU 1: guest rip .* cr3 \(0x[0-9a-f]*\);.*/\1/p' "$out")
+[ $rc -eq 1 ] && [ -n "$root" ] &&
+	grep -q "^not ok 1 - convstress: vCPU 0 hung: no exit and no page fault fixed for 3 s (op 4); state its guest cannot produce: cr3 $(printf '0x%x' $((root | 8))), not the guest's page table $root, rip 0x[0-9a-f]*\$" "$out"
+tap_ok $? "cr3: exit 1 ($rc), vCPU 0's hang on a cr3 that is not its guest's ($root with PWT) said so"
+grep '^not ok' "$out" >"$out.fail"
+emu_fault "$out.fail"
+tap_ok $? "cr3: the emulator-retry rule takes that hang for the emulator's"
 
 ./convstress --duration=120 --seed=7 --inject=triple@5 >"$out" 2>&1
 rc=$?
