@@ -27,17 +27,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "csvr.h"
+#include "hist_csv.h"
 #include "plotdata.h"
 #include "threeway.h"
 #include "units.h"
 
-static FILE *open_in(const char *dir, const char *name)
+static FILE *open_in_mode(const char *dir, const char *name,
+			  const char *mode)
 {
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fopen(path, "w");
+	return fopen(path, mode);
+}
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	return open_in_mode(dir, name, "w");
 }
 
 static double us_of(const struct jv *obj, const char *key)
@@ -126,55 +132,47 @@ static void write_stats(const struct run *r, const struct run *g,
 /* hist.csv: percent of the cell's conversions per 1/16 octave */
 static void write_hists(const struct run *r, const char *dir)
 {
-	char path[4400], *line = NULL, *fl[16], name[128];
-	size_t cap = 0, pass;
 	double total[MODE_NR][64][DIR_NR] = { { { 0 } } };
-	FILE *in, *out;
+	char path[4400], name[128];
+	struct hist_csv_row row;
+	struct csvr_file in;
+	size_t pass, i;
+	double lo, w;
+	FILE *out;
+	int x;
 
 	snprintf(path, sizeof(path), "%s/hist.csv", r->dir);
 	for (pass = 0; pass < 2; pass++) {
-		in = fopen(path, "r");
-		if (!in)
+		if (hist_csv_open(&in, path)) {
+			csvr_close(&in);
 			return;
-		while (getline(&line, &cap, in) >= 0) {
-			double lo, hi, n, w;
-			int m, d;
-			size_t i;
-			uint64_t sz;
-
-			if (csvr_split(line, fl, 16) < 6)
-				continue;
-			m = conv_mode_of(fl[0]);
-			d = conv_dir_of(fl[2]);
-			sz = size_parse(fl[1]);
-			for (i = 0; i < r->nsizes && r->sizes[i] != sz; i++)
+		}
+		while ((x = hist_csv_next(&in, &row))) {
+			for (i = 0; i < r->nsizes && r->sizes[i] != row.size; i++)
 				;
-			if (m < 0 || d < 0 || i == r->nsizes ||
-			    csvr_num(fl[3], &lo) || csvr_num(fl[4], &hi) ||
-			    csvr_num(fl[5], &n))
+			if (x < 0 || i == r->nsizes)
 				continue;
 			if (!pass) {
-				total[m][i][d] += n;
+				total[row.mode][i][row.dir] += row.count;
 				continue;
 			}
 			snprintf(name, sizeof(name), "hist-%s-%llu-%s.dat",
-				 fl[0], (unsigned long long)sz, fl[2]);
-			snprintf(path, sizeof(path), "%s/%s", dir, name);
-			out = fopen(path, "a");
+				 conv_mode_names[row.mode],
+				 (unsigned long long)row.size,
+				 conv_dir_names[row.dir]);
+			out = open_in_mode(dir, name, "a");
 			if (!out)
 				continue;
 			if (!ftell(out))
 				fprintf(out, "# low_us high_us pct_per_16th_octave\n");
-			lo = lo < 1 ? 1 : lo;
-			w = 16 * log2((hi + 1) / lo);
-			fprintf(out, "%g %g %g\n", lo / 1000, (hi + 1) / 1000,
-				100 * n / total[m][i][d] / w);
+			lo = row.low < 1 ? 1 : row.low;
+			w = 16 * log2((row.high + 1) / lo);
+			fprintf(out, "%g %g %g\n", lo / 1000, (row.high + 1) / 1000,
+				100 * row.count / total[row.mode][i][row.dir] / w);
 			fclose(out);
-			snprintf(path, sizeof(path), "%s/hist.csv", r->dir);
 		}
-		fclose(in);
+		csvr_close(&in);
 	}
-	free(line);
 }
 
 static void write_cdfs(const struct run *r, const char *dir)

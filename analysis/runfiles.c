@@ -10,6 +10,7 @@
 
 #include "csvr.h"
 #include "runfiles.h"
+#include "samples_csv.h"
 #include "stats.h"
 #include "units.h"
 
@@ -235,85 +236,89 @@ void run_free_trace(struct run_trace *t)
 /* ------------------------------------------------------------------ */
 /* samples.csv for CDFs                                               */
 
+/* the cell of (m, size, d) in c[0..*nc), appended when new; NULL: no memory */
+static struct run_cdf *cdf_of(struct run_cdf **c, size_t *nc,
+			      enum conv_mode m, uint64_t size, enum conv_dir d)
+{
+	struct run_cdf *x;
+	size_t i;
+
+	for (i = 0; i < *nc; i++)
+		if ((*c)[i].mode == m && (*c)[i].size == size &&
+		    (*c)[i].dir == d)
+			return &(*c)[i];
+	x = realloc(*c, (*nc + 1) * sizeof(**c));
+	if (!x)
+		return NULL;
+	*c = x;
+	x = &(*c)[(*nc)++];
+	memset(x, 0, sizeof(*x));
+	x->mode = m;
+	x->size = size;
+	x->dir = d;
+	return x;
+}
+
+static int cdf_add(struct run_cdf *c, double v)
+{
+	if (c->n == c->cap) {
+		size_t k = c->cap ? 2 * c->cap : 256;
+		double *x = realloc(c->v, k * sizeof(double));
+
+		if (!x)
+			return -ENOMEM;
+		c->v = x;
+		c->cap = k;
+	}
+	c->v[c->n++] = v;
+	return 0;
+}
+
 int run_read_cdfs(const char *dir, struct run_cdf **out, size_t *nout,
 		  char *err, size_t errlen)
 {
-	int c_mode, c_size, c_dir, c_total, n, ret = 0;
-	char path[4096], *line = NULL, *f[32];
-	struct run_cdf *c = NULL;
-	size_t cap = 0, nc = 0, i;
-	FILE *in;
+	const uint64_t need = SAMPLES_COL(SAMPLES_MODE) |
+		SAMPLES_COL(SAMPLES_SIZE) | SAMPLES_COL(SAMPLES_DIR) |
+		SAMPLES_COL(SAMPLES_TOTAL);
+	struct samples_row row;
+	struct run_cdf *c = NULL, *x;
+	struct csvr_file in;
+	size_t nc = 0, i;
+	char path[4096];
+	int ret;
 
 	*out = NULL;
 	*nout = 0;
 	snprintf(path, sizeof(path), "%s/samples.csv", dir);
-	in = fopen(path, "r");
-	if (!in) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	ret = samples_csv_open(&in, path);
+	if (ret == -ENODATA) {
+		ret = 0;	/* no header: no samples */
+		goto out;
+	}
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (getline(&line, &cap, in) < 0)
-		goto out;
-	n = csvr_split(line, f, 32);
-	c_mode = csvr_col(f, n, "mode");
-	c_size = csvr_col(f, n, "size");
-	c_dir = csvr_col(f, n, "direction");
-	c_total = csvr_col(f, n, "total_ns");
-	if (c_mode < 0 || c_size < 0 || c_dir < 0 || c_total < 0) {
+	if (csvr_missing(&in, need) >= 0) {
 		snprintf(err, errlen, "%s: not convbench's header", path);
 		ret = -EINVAL;
 		goto out;
 	}
-	while (!ret && getline(&line, &cap, in) >= 0) {
-		int m, d;
-		uint64_t sz;
-		double v;
-
-		if (csvr_split(line, f, 32) < n)
+	while ((ret = samples_csv_next(&in, need, false, &row))) {
+		if (ret < 0)
 			continue;
-		m = conv_mode_of(f[c_mode]);
-		d = conv_dir_of(f[c_dir]);
-		sz = size_parse(f[c_size]);
-		if (m < 0 || d < 0 || !sz || csvr_num(f[c_total], &v))
-			continue;
-		for (i = 0; i < nc; i++)
-			if ((int)c[i].mode == m && c[i].size == sz &&
-			    (int)c[i].dir == d)
-				break;
-		if (i == nc) {
-			struct run_cdf *x = realloc(c, (nc + 1) * sizeof(*c));
-
-			if (!x) {
-				ret = -ENOMEM;
-				break;
-			}
-			c = x;
-			memset(&c[nc], 0, sizeof(c[0]));
-			c[nc].mode = m;
-			c[nc].size = sz;
-			c[nc++].dir = d;
+		x = cdf_of(&c, &nc, row.mode, row.size, row.dir);
+		if (!x || cdf_add(x, row.v[SAMPLES_TOTAL])) {
+			ret = -ENOMEM;
+			break;
 		}
-		if (c[i].n == c[i].cap) {
-			size_t k = c[i].cap ? 2 * c[i].cap : 256;
-			double *x = realloc(c[i].v, k * sizeof(double));
-
-			if (!x) {
-				ret = -ENOMEM;
-				break;
-			}
-			c[i].v = x;
-			c[i].cap = k;
-		}
-		c[i].v[c[i].n++] = v;
 	}
 	for (i = 0; i < nc; i++)
 		stats_sort(c[i].v, c[i].n);
 	if (ret)
 		snprintf(err, errlen, "out of memory");
 out:
-	free(line);
-	fclose(in);
+	csvr_close(&in);
 	*out = c;
 	*nout = nc;
 	return ret;

@@ -9,24 +9,12 @@
 #include <string.h>
 
 #include "cell.h"
-#include "csvr.h"
 #include "csvw.h"
 #include "hist.h"
+#include "hist_csv.h"
 #include "samples.h"
+#include "samples_csv.h"
 #include "units.h"
-
-enum col {
-	C_ROUND, C_MODE, C_SIZE, C_DIR, C_TRIGGER, C_PRESERVE, C_VCPU, C_ITER,
-	C_TOTAL, C_FIRST, C_COPY, C_EXIT_RT, C_AFTER, C_EXITS, C_HOST,
-	C_RECORD, C_MEM, C_RELEASE, C_NR
-};
-
-static const char *const col_name[C_NR] = {
-	"round", "mode", "size", "direction", "trigger", "preserve", "vcpu",
-	"iter", "total_ns", "first_ns", "copy_ns", "exit_rt_ns",
-	"after_exit_ns", "exits", "host_ns", "host_record_ns", "host_mem_ns",
-	"host_release_ns",
-};
 
 static const char *trigger_name(enum conv_trigger t)
 {
@@ -41,7 +29,7 @@ int samples_write_csv(FILE *f, const struct cell_result *res, size_t n)
 	uint64_t j;
 
 	csvw_init(&c, f);
-	csvw_row(&c, col_name, C_NR);
+	csvw_row(&c, samples_col_name, SAMPLES_NR);
 	for (i = 0; i < n; i++) {
 		const struct cell_result *cr = &res[i];
 
@@ -75,9 +63,6 @@ int samples_write_csv(FILE *f, const struct cell_result *res, size_t n)
 
 int hist_write_csv_cells(FILE *f, const struct run_stats *rs)
 {
-	static const char *const head[] = {
-		"mode", "size", "direction", "low_ns", "high_ns", "count",
-	};
 	struct csvw c;
 	struct hist h;
 	unsigned int b;
@@ -85,7 +70,7 @@ int hist_write_csv_cells(FILE *f, const struct run_stats *rs)
 	size_t i, j;
 
 	csvw_init(&c, f);
-	csvw_row(&c, head, 6);
+	csvw_row(&c, hist_csv_col_name, HIST_CSV_NR);
 	for (i = 0; i < rs->ncells; i++) {
 		const struct cell_stats *cs = &rs->cells[i];
 
@@ -163,96 +148,75 @@ static int add_sample(struct cell_result *r, const struct conv_sample *s)
 	return 0;
 }
 
-static int parse_row(char **f, const int *col, struct cell_result **res,
+static int parse_row(const struct samples_row *row, struct cell_result **res,
 		     size_t *n, size_t *cap)
 {
-	double v[C_NR];
+	const double *v = row->v;
 	struct conv_sample s = { 0 };
 	struct cell_result *r;
-	uint64_t size;
-	int mode, dir, i;
+	int i;
 
-	for (i = 0; i < C_NR; i++)
-		if (i != C_MODE && i != C_SIZE && i != C_DIR &&
-		    i != C_TRIGGER && (csvr_num(f[col[i]], &v[i]) ||
-				       v[i] < 0 || v[i] > 1e15))
+	for (i = 0; i < SAMPLES_NR; i++)
+		if (v[i] < 0 || v[i] > 1e15)
 			return -EINVAL;
-	mode = conv_mode_of(f[col[C_MODE]]);
-	dir = conv_dir_of(f[col[C_DIR]]);
-	size = size_parse(f[col[C_SIZE]]);
-	if (mode < 0 || dir < 0 || !size)
-		return -EINVAL;
-	r = cell_for(res, n, cap, (uint32_t)v[C_ROUND], mode, size);
+	r = cell_for(res, n, cap, (uint32_t)v[SAMPLES_ROUND], row->mode,
+		     row->size);
 	if (!r)
 		return -ENOMEM;
-	r->p.dir_mask |= 1u << dir;
-	r->p.trigger = !strcmp(f[col[C_TRIGGER]], "implicit") ?
-		       TRIGGER_IMPLICIT : TRIGGER_EXPLICIT;
-	r->p.preserve = v[C_PRESERVE] != 0;
-	if (v[C_VCPU] + 1 > r->p.vcpus)
-		r->p.vcpus = (uint32_t)v[C_VCPU] + 1;
-	s.vcpu = (uint32_t)v[C_VCPU];
-	s.iter = (uint32_t)v[C_ITER];
-	s.dir = dir;
-	s.exits = (uint32_t)v[C_EXITS];
-	s.total = (uint64_t)v[C_TOTAL];
-	s.first = (uint64_t)v[C_FIRST];
-	s.copy = (uint64_t)v[C_COPY];
-	s.exit_rt = (uint64_t)v[C_EXIT_RT];
-	s.fault_in = (uint64_t)v[C_AFTER];
-	s.host = (uint64_t)v[C_HOST];
-	s.host_record = (uint64_t)v[C_RECORD];
-	s.host_mem = (uint64_t)v[C_MEM];
-	s.host_release = (uint64_t)v[C_RELEASE];
+	r->p.dir_mask |= 1u << row->dir;
+	r->p.trigger = row->implicit ? TRIGGER_IMPLICIT : TRIGGER_EXPLICIT;
+	r->p.preserve = v[SAMPLES_PRESERVE] != 0;
+	if (v[SAMPLES_VCPU] + 1 > r->p.vcpus)
+		r->p.vcpus = (uint32_t)v[SAMPLES_VCPU] + 1;
+	s.vcpu = (uint32_t)v[SAMPLES_VCPU];
+	s.iter = (uint32_t)v[SAMPLES_ITER];
+	s.dir = row->dir;
+	s.exits = (uint32_t)v[SAMPLES_EXITS];
+	s.total = (uint64_t)v[SAMPLES_TOTAL];
+	s.first = (uint64_t)v[SAMPLES_FIRST];
+	s.copy = (uint64_t)v[SAMPLES_COPY];
+	s.exit_rt = (uint64_t)v[SAMPLES_EXIT_RT];
+	s.fault_in = (uint64_t)v[SAMPLES_AFTER];
+	s.host = (uint64_t)v[SAMPLES_HOST];
+	s.host_record = (uint64_t)v[SAMPLES_RECORD];
+	s.host_mem = (uint64_t)v[SAMPLES_MEM];
+	s.host_release = (uint64_t)v[SAMPLES_RELEASE];
 	return add_sample(r, &s);
 }
 
 int samples_read_csv(const char *path, struct cell_result **res, size_t *n,
 		     char *err, size_t errlen)
 {
-	char *line = NULL, *f[C_NR + 8];
-	size_t len = 0, cap = 0, lineno = 1;
-	int col[C_NR], nf, i, r = 0;
-	FILE *in = fopen(path, "r");
+	struct samples_row row;
+	struct csvr_file c;
+	size_t cap = 0;
+	int r, i;
 
 	*res = NULL;
 	*n = 0;
-	if (!in) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return r;
-	}
-	if (getline(&line, &len, in) < 0) {
+	r = samples_csv_open(&c, path);
+	i = r ? -1 : csvr_missing(&c, SAMPLES_ALL);
+	if (r == -ENODATA)
 		snprintf(err, errlen, "%s: empty file", path);
-		r = -EINVAL;
-		goto out;
+	else if (r)
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	else if (i >= 0)
+		snprintf(err, errlen, "%s: no column %s in the header", path,
+			 samples_col_name[i]);
+	if (r || i >= 0) {
+		csvr_close(&c);
+		return r ? r : -EINVAL;
 	}
-	nf = csvr_split(line, f, C_NR + 8);
-	for (i = 0; i < C_NR; i++) {
-		col[i] = csvr_col(f, nf, col_name[i]);
-		if (col[i] < 0) {
-			snprintf(err, errlen, "%s: no column %s in the header",
-				 path, col_name[i]);
-			r = -EINVAL;
-			goto out;
-		}
-	}
-	while (!r && getline(&line, &len, in) >= 0) {
-		lineno++;
-		if (!line[strspn(line, " \r\n")])
-			continue;
-		if (csvr_split(line, f, C_NR + 8) < nf)
-			r = -EINVAL;
-		else
-			r = parse_row(f, col, res, n, &cap);
+	while ((r = samples_csv_next(&c, SAMPLES_ALL, true, &row)) > 0) {
+		r = parse_row(&row, res, n, &cap);
 		if (r)
-			snprintf(err, errlen, "%s:%zu: %s", path, lineno,
-				 r == -ENOMEM ? "out of memory" :
-				 "not a convbench sample row");
+			break;
 	}
-out:
-	free(line);
-	fclose(in);
+	if (r)
+		snprintf(err, errlen, "%s:%zu: %s", path, c.lineno,
+			 r == -ENOMEM ? "out of memory" :
+			 "not a convbench sample row");
+	csvr_close(&c);
 	if (r) {
 		samples_free(*res, *n);
 		*res = NULL;

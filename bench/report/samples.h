@@ -2,13 +2,10 @@
 /*
  * samples.csv (every recorded conversion, one row, times in whole ns)
  * and hist.csv (per cell, the pooled histogram, one row per bucket):
- * the writers, and the reader convbench --merge uses to combine the
- * rounds of make bench's boots. Sizes are spelled as lib/units.h does.
- *
- * samples.csv columns: round,mode,size,direction,trigger,preserve,vcpu,
- * iter,total_ns,first_ns,copy_ns,exit_rt_ns,after_exit_ns,exits,host_ns,
- * host_record_ns,host_mem_ns,host_release_ns
- * hist.csv columns: mode,size,direction,low_ns,high_ns,count
+ * the writers, and convbench --merge's cells from the rounds of make
+ * bench's boots. Sizes are spelled as lib/units.h does. The files'
+ * columns and the readers of their rows are lib/formats/samples_csv.h's
+ * and hist_csv.h's.
  */
 #ifndef CONVBENCH_SAMPLES_H
 #define CONVBENCH_SAMPLES_H

@@ -17,140 +17,92 @@
 #include <string.h>
 
 #include "invariants.h"
-#include "units.h"
+#include "samples_csv.h"
 
 #define CSV_TOL_NS	2.0
 #define MAX_REPORTED	5
 
-enum col {
-	C_MODE, C_SIZE, C_DIR, C_TRIGGER, C_PRESERVE, C_VCPU, C_ITER,
-	C_TOTAL, C_FIRST, C_COPY, C_EXIT_RT, C_AFTER, C_EXITS, C_HOST,
-	C_RECORD, C_MEM, C_RELEASE, C_NR
-};
-
-static const char *const col_name[C_NR] = {
-	"mode", "size", "direction", "trigger", "preserve", "vcpu", "iter",
-	"total_ns", "first_ns", "copy_ns", "exit_rt_ns", "after_exit_ns",
-	"exits", "host_ns", "host_record_ns", "host_mem_ns",
-	"host_release_ns",
-};
-
-/* split line in place at commas (convbench writes no quoted fields) */
-static int split(char *line, char **f, int max)
+/* a field of the row last read, "?" where it is short */
+static const char *field(const struct csvr_file *c, int i)
 {
-	int n = 0;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	while (n < max && line) {
-		f[n++] = line;
-		line = strchr(line, ',');
-		if (line)
-			*line++ = '\0';
-	}
-	return n;
+	return c->n > c->col[i] ? c->f[c->col[i]] : "?";
 }
 
-static int num(const char *s, double *v)
+/* every column but the round's */
+#define NEED	(SAMPLES_ALL & ~SAMPLES_COL(SAMPLES_ROUND))
+
+/* the row's sample */
+static void sample_of(const struct samples_row *row, struct inv_sample *s)
 {
-	char *end;
+	const double *v = row->v;
 
-	errno = 0;
-	*v = strtod(s, &end);
-	return *s && !*end && !errno ? 0 : -1;
-}
-
-/* one data row into s: 0, or -1 when a field does not parse */
-static int row_of(char **f, const int *col, struct inv_sample *s)
-{
-	double v[C_NR];
-	int i;
-
-	for (i = C_SIZE + 1; i < C_NR; i++)
-		if (i != C_DIR && i != C_TRIGGER && num(f[col[i]], &v[i]))
-			return -1;
-	/* sizes are spelled "4K", "2M" (lib/units.h) */
-	v[C_SIZE] = size_parse(f[col[C_SIZE]]);
-	if (!v[C_SIZE])
-		return -1;
 	memset(s, 0, sizeof(*s));
-	if (!strcmp(f[col[C_MODE]], "inplace"))
-		s->mode = MODE_INPLACE;
-	else if (!strcmp(f[col[C_MODE]], "destructive"))
-		s->mode = MODE_DESTRUCTIVE;
-	else if (!strcmp(f[col[C_MODE]], "gmem"))
-		s->mode = MODE_GMEM;
-	else
-		return -1;
-	if (!strcmp(f[col[C_DIR]], "to-private"))
-		s->dir = DIR_TO_PRIVATE;
-	else if (!strcmp(f[col[C_DIR]], "to-shared"))
-		s->dir = DIR_TO_SHARED;
-	else
-		return -1;
-	s->trigger = strcmp(f[col[C_TRIGGER]], "implicit") ?
-		     TRIGGER_EXPLICIT : TRIGGER_IMPLICIT;
-	s->preserve = v[C_PRESERVE] != 0;
-	s->size = v[C_SIZE];
-	s->exits = v[C_EXITS];
-	s->total = v[C_TOTAL];
-	s->first = v[C_FIRST];
-	s->copy = v[C_COPY];
-	s->exit_rt = v[C_EXIT_RT];
-	s->after_exit = v[C_AFTER];
-	s->host = v[C_HOST];
-	s->record = v[C_RECORD];
-	s->mem = v[C_MEM];
-	s->release = v[C_RELEASE];
+	s->mode = row->mode;
+	s->dir = row->dir;
+	s->trigger = row->implicit ? TRIGGER_IMPLICIT : TRIGGER_EXPLICIT;
+	s->preserve = v[SAMPLES_PRESERVE] != 0;
+	s->size = row->size;
+	s->exits = v[SAMPLES_EXITS];
+	s->total = v[SAMPLES_TOTAL];
+	s->first = v[SAMPLES_FIRST];
+	s->copy = v[SAMPLES_COPY];
+	s->exit_rt = v[SAMPLES_EXIT_RT];
+	s->after_exit = v[SAMPLES_AFTER];
+	s->host = v[SAMPLES_HOST];
+	s->record = v[SAMPLES_RECORD];
+	s->mem = v[SAMPLES_MEM];
+	s->release = v[SAMPLES_RELEASE];
+}
+
+static int open_checked(struct csvr_file *c, const char *path)
+{
+	int r = samples_csv_open(c, path), i;
+
+	if (r && r != -ENODATA) {
+		fprintf(stderr, "samples_check: %s: %s\n", path, strerror(-r));
+		return 2;
+	}
+	i = r ? SAMPLES_MODE : csvr_missing(c, NEED);
+	if (i >= 0) {
+		fprintf(stderr, "samples_check: %s: no column %s: not "
+			"a convbench samples.csv\n", path, samples_col_name[i]);
+		csvr_close(c);
+		return 2;
+	}
 	return 0;
 }
 
 static int check_file(const char *path)
 {
-	char line[1024], why[256], *f[32];
-	int col[C_NR], n, i, j, status = 0;
-	unsigned long rows = 0, bad = 0, lineno = 1;
-	FILE *in = fopen(path, "r");
+	unsigned long rows = 0, bad = 0;
+	struct samples_row row;
+	struct inv_sample s;
+	struct csvr_file c;
+	char why[256];
+	const char *w;
+	int r, status;
 
-	if (!in) {
-		fprintf(stderr, "samples_check: %s: %s\n", path, strerror(errno));
-		return 2;
-	}
-	n = fgets(line, sizeof(line), in) ? split(line, f, 32) : 0;
-	for (i = 0; i < C_NR; i++) {
-		for (col[i] = -1, j = 0; j < n; j++)
-			if (!strcmp(f[j], col_name[i]))
-				col[i] = j;
-		if (col[i] < 0) {
-			fprintf(stderr, "samples_check: %s: no column %s: not "
-				"a convbench samples.csv\n", path, col_name[i]);
-			fclose(in);
-			return 2;
-		}
-	}
-	while (fgets(line, sizeof(line), in)) {
-		struct inv_sample s;
-		const char *w;
-
-		lineno++;
-		n = split(line, f, 32);
+	status = open_checked(&c, path);
+	if (status)
+		return status;
+	while ((r = samples_csv_next(&c, NEED, false, &row))) {
 		rows++;
-		if (n < C_NR || row_of(f, col, &s)) {
+		if (r < 0) {
 			w = "the row does not parse";
 		} else {
+			sample_of(&row, &s);
 			w = inv_check(&s, CSV_TOL_NS, why, sizeof(why));
 			if (!w)
 				continue;
 		}
 		if (bad++ < MAX_REPORTED)
-			printf("samples_check: %s:%lu: %s %s %s vcpu %s iter "
-			       "%s: %s\n", path, lineno,
-			       n > col[C_MODE] ? f[col[C_MODE]] : "?",
-			       n > col[C_SIZE] ? f[col[C_SIZE]] : "?",
-			       n > col[C_DIR] ? f[col[C_DIR]] : "?",
-			       n > col[C_VCPU] ? f[col[C_VCPU]] : "?",
-			       n > col[C_ITER] ? f[col[C_ITER]] : "?", w);
+			printf("samples_check: %s:%zu: %s %s %s vcpu %s iter "
+			       "%s: %s\n", path, c.lineno,
+			       field(&c, SAMPLES_MODE), field(&c, SAMPLES_SIZE),
+			       field(&c, SAMPLES_DIR), field(&c, SAMPLES_VCPU),
+			       field(&c, SAMPLES_ITER), w);
 	}
-	fclose(in);
+	csvr_close(&c);
 	if (!rows) {
 		printf("samples_check: %s: no rows: nothing recorded to check\n",
 		       path);
