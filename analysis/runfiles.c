@@ -11,6 +11,7 @@
 #include "csvr.h"
 #include "runfiles.h"
 #include "samples_csv.h"
+#include "trace_csv.h"
 #include "stats.h"
 #include "units.h"
 
@@ -164,66 +165,44 @@ int run_read_trace(const char *dir, struct run_trace *t, char *err,
 		   size_t errlen)
 {
 	static uint64_t one[HIST_NR_BUCKETS(TRACE_HIST_SUB_BITS)];
-	int c_probe, c_mode, c_size, c_phase, c_low, c_count, n, ret = 0;
-	char path[4096], *line = NULL, *f[16];
-	size_t cap = 0;
-	FILE *in;
+	struct trace_csv_row row;
+	struct run_trace_hist *h;
+	struct csvr_file in;
+	char path[4096];
+	unsigned int b;
+	int ret;
 
 	memset(t, 0, sizeof(*t));
 	snprintf(path, sizeof(path), "%s/trace.csv", dir);
-	in = fopen(path, "r");
-	if (!in) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	if (getline(&line, &cap, in) < 0) {
+	ret = trace_csv_open(&in, path);
+	if (ret == -ENODATA)
 		snprintf(err, errlen, "%s: empty", path);
-		ret = -EINVAL;
-		goto out;
-	}
-	n = csvr_split(line, f, 16);
-	c_probe = csvr_col(f, n, "probe");
-	c_mode = csvr_col(f, n, "mode");
-	c_size = csvr_col(f, n, "size");
-	c_phase = csvr_col(f, n, "phase");
-	c_low = csvr_col(f, n, "low_ns");
-	c_count = csvr_col(f, n, "count");
-	if (c_probe < 0 || c_mode < 0 || c_size < 0 || c_phase < 0 ||
-	    c_low < 0 || c_count < 0) {
+	else if (ret == -EINVAL)
 		snprintf(err, errlen, "%s: not convbench's trace.csv header",
 			 path);
-		ret = -EINVAL;
-		goto out;
+	else if (ret)
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+	if (ret) {
+		csvr_close(&in);
+		return ret == -ENODATA ? -EINVAL : ret;
 	}
-	while (getline(&line, &cap, in) >= 0) {
-		struct run_trace_hist *h;
-		double lo, cnt;
-		unsigned int b;
-		int m;
-
-		if (csvr_split(line, f, 16) < n)
-			continue;
-		m = conv_mode_of(f[c_mode]);
+	while ((ret = trace_csv_next(&in, &row))) {
 		/* the conversions only: not setup, warm-up or teardown */
-		if (m < 0 || conv_dir_of(f[c_phase]) < 0 ||
-		    csvr_num(f[c_low], &lo) || csvr_num(f[c_count], &cnt))
+		if (ret < 0 || row.mode < 0 || row.dir < 0)
 			continue;
-		h = trace_row(t, f[c_probe], m, size_parse(f[c_size]));
+		h = trace_row(t, row.probe, row.mode, row.size);
 		if (!h) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");
 			break;
 		}
-		b = hist_bucket_idx_clamp((uint64_t)lo, TRACE_HIST_SUB_BITS,
+		b = hist_bucket_idx_clamp((uint64_t)row.low, TRACE_HIST_SUB_BITS,
 					  h->h.nr_buckets);
-		one[b] = (uint64_t)cnt;
+		one[b] = (uint64_t)row.count;
 		hist_add_buckets(&h->h, one, b + 1);
 		one[b] = 0;
 	}
-out:
-	free(line);
-	fclose(in);
+	csvr_close(&in);
 	return ret;
 }
 

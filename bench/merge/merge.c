@@ -14,6 +14,7 @@
 #include "report.h"
 #include "samples.h"
 #include "stats.h"
+#include "trace_csv.h"
 #include "work_counts.h"
 
 /* the probes' overhead goals of issue 10, under TCG */
@@ -266,17 +267,6 @@ static int overhead_file(FILE *f, void *arg)
 
 /* ---- trace: summed over the traced boots ---- */
 
-static const char *const bucket_keys[] = {
-	"probe", "mode", "size", "phase", "low_ns", "high_ns",
-};
-static const char *const bucket_sums[] = { "count" };
-static const char *const total_keys[] = {
-	"probe", "attach", "mode", "size", "phase",
-};
-static const char *const total_sums[] = {
-	"calls", "inclusive_ns", "exclusive_ns", "conversions",
-};
-
 static int read_traces(struct merge *m, const char *dir)
 {
 	char path[4096], err[512];
@@ -288,12 +278,17 @@ static int read_traces(struct merge *m, const char *dir)
 			continue;
 		snprintf(path, sizeof(path), "%s/boot-%u/traced/trace.csv",
 			 dir, m->boots[i].k);
-		r = csv_sum_add(&m->trace_buckets, path, bucket_keys, 6,
-				bucket_sums, 1, err, sizeof(err));
+		r = csv_sum_add(&m->trace_buckets, path, trace_csv_col_name,
+				TRACE_CSV_KEYS,
+				trace_csv_col_name + TRACE_CSV_KEYS,
+				TRACE_CSV_NR - TRACE_CSV_KEYS, err, sizeof(err));
 		snprintf(path, sizeof(path), "%s/boot-%u/traced/trace-totals.csv",
 			 dir, m->boots[i].k);
-		r = r ? r : csv_sum_add(&m->trace_totals, path, total_keys, 5,
-					total_sums, 4, err, sizeof(err));
+		r = r ? r : csv_sum_add(&m->trace_totals, path,
+				trace_totals_col_name, TRACE_TOTALS_KEYS,
+				trace_totals_col_name + TRACE_TOTALS_KEYS,
+				TRACE_TOTALS_NR - TRACE_TOTALS_KEYS,
+				err, sizeof(err));
 		if (r) {
 			fprintf(stderr, "convbench: --merge: %s\n", err);
 			return r;
@@ -302,6 +297,9 @@ static int read_traces(struct merge *m, const char *dir)
 	}
 	return 0;
 }
+
+/* a trace-totals.csv column's index among a csv_sum's sums */
+#define TOTAL(c)	(TRACE_TOTALS_##c - TRACE_TOTALS_KEYS)
 
 static void trace_json(struct jsonw *w, void *arg)
 {
@@ -321,25 +319,28 @@ static void trace_json(struct jsonw *w, void *arg)
 	jsonw_key(w, "totals");
 	jsonw_arr_open(w);
 	for (i = 0; i < t->nrows; i++) {
+		char *const *k = t->keys[i];
+		const double *sum = t->sums[i];
+		double calls = sum[TOTAL(CALLS)], conv = sum[TOTAL(CONVERSIONS)];
 		char ctx[96];
-		double calls = t->sums[i][0], conv = t->sums[i][3];
 
-		if (t->keys[i][2][0])
-			snprintf(ctx, sizeof(ctx), "%s %s %s", t->keys[i][2],
-				 t->keys[i][3], t->keys[i][4]);
+		if (k[TRACE_TOTALS_MODE][0])
+			snprintf(ctx, sizeof(ctx), "%s %s %s",
+				 k[TRACE_TOTALS_MODE], k[TRACE_TOTALS_SIZE],
+				 k[TRACE_TOTALS_PHASE]);
 		else
 			snprintf(ctx, sizeof(ctx), "outside cells");
 		jsonw_obj_open(w);
-		jsonw_kv_str(w, "probe", t->keys[i][0]);
+		jsonw_kv_str(w, "probe", k[TRACE_TOTALS_PROBE]);
 		jsonw_kv_str(w, "context", ctx);
 		jsonw_kv_u64(w, "calls", calls);
-		jsonw_kv_u64(w, "inclusive_ns", t->sums[i][1]);
-		jsonw_kv_u64(w, "exclusive_ns", t->sums[i][2]);
+		jsonw_kv_u64(w, "inclusive_ns", sum[TOTAL(INCLUSIVE)]);
+		jsonw_kv_u64(w, "exclusive_ns", sum[TOTAL(EXCLUSIVE)]);
 		jsonw_kv_u64(w, "conversions", conv);
 		if (conv) {
 			jsonw_kv_double(w, "calls_per_conversion", calls / conv);
 			jsonw_kv_double(w, "exclusive_ns_per_conversion",
-					t->sums[i][2] / conv);
+					sum[TOTAL(EXCLUSIVE)] / conv);
 		}
 		jsonw_obj_close(w);
 	}

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "cellstats.h"
+#include "csv_sum.h"
 #include "jsonr.h"
 #include "run_env.h"
 #include "cell_types.h"
@@ -81,24 +82,5 @@ struct boot {
 int merge_read_boots(const char *dir, struct boot **boots, size_t *n,
 		     char *err, size_t errlen);
 void merge_free_boots(struct boot *b, size_t n);
-
-/*
- * Sum CSV tables with the same header: rows with equal key columns are
- * one row, their sum columns added; the rest of the columns are kept
- * from the first. Written to f in order of first appearance.
- */
-struct csv_sum {
-	int nkeys, nsums;
-	char **head;		/* nkeys + nsums column names */
-	size_t nrows, cap;
-	char ***keys;		/* nrows x nkeys strings */
-	double **sums;		/* nrows x nsums */
-};
-
-int csv_sum_add(struct csv_sum *t, const char *path,
-		const char *const *keys, int nkeys,
-		const char *const *sums, int nsums, char *err, size_t errlen);
-int csv_sum_write(const struct csv_sum *t, FILE *f);
-void csv_sum_free(struct csv_sum *t);
 
 #endif /* CONVBENCH_MERGE_H */

@@ -6,6 +6,7 @@
 #include "csvw.h"
 #include "hist_bucket.h"
 #include "report.h"
+#include "trace_csv.h"
 #include "trace_hook.h"
 #include "trace_lib.h"
 
@@ -196,13 +197,10 @@ static int bucket_row(const struct conv_trace_row *row, void *arg)
 
 static int trace_csv(FILE *f, void *arg)
 {
-	static const char *const head[] = {
-		"probe", "mode", "size", "phase", "low_ns", "high_ns", "count",
-	};
 	struct csv_job j = { .h = arg };
 
 	csvw_init(&j.c, f);
-	csvw_row(&j.c, head, 7);
+	csvw_row(&j.c, trace_csv_col_name, TRACE_CSV_NR);
 	return conv_trace_read(j.h->t, bucket_row, &j) || csvw_error(&j.c) ?
 	       -EIO : 0;
 }
@@ -231,14 +229,10 @@ static int total_row(const struct conv_trace_row *row, void *arg)
 
 static int totals_csv(FILE *f, void *arg)
 {
-	static const char *const head[] = {
-		"probe", "attach", "mode", "size", "phase", "calls",
-		"inclusive_ns", "exclusive_ns", "conversions",
-	};
 	struct csv_job j = { .h = arg };
 
 	csvw_init(&j.c, f);
-	csvw_row(&j.c, head, 9);
+	csvw_row(&j.c, trace_totals_col_name, TRACE_TOTALS_NR);
 	return conv_trace_read(j.h->t, total_row, &j) || csvw_error(&j.c) ?
 	       -EIO : 0;
 }
