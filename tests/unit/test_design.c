@@ -243,31 +243,13 @@ static void test_invalid(void)
 		   "odd blocks, no round, a size twice, no kernel: -EINVAL");
 }
 
-static void test_broken(void)
+/* every block starts with destructive: AB AB */
+static void abab_blocks(struct design *d)
 {
-	struct design_params p = defaults();
-	bool valid[64];
-	struct design d;
-	struct lines l;
-	unsigned int i, n, r, c;
+	unsigned int i, c;
 
-	/* every v5 boot starts with destructive (ABBA kept inside) */
-	p.rounds = 12;
-	design_build(&p, &d);
-	for (i = 0; i < d.nboots; i++)
-		if (d.boot[i].mode_first == DESIGN_INPLACE)
-			flip_modes(&d.boot[i]);
-	n = check(&d, NULL, &l);
-	tap_result(n > 0 && strstr(l.text, "the mode the untraced phase starts "
-				   "with over 12 v5 boots: destructive 12"),
-		   "every boot starting with the same mode: %u imbalances", n);
-	show(&l);
-	design_free(&d);
-
-	/* every block starts with destructive: AB AB */
-	design_build(&p, &d);
-	for (i = 0; i < d.nboots; i++) {
-		struct design_boot *b = &d.boot[i];
+	for (i = 0; i < d->nboots; i++) {
+		struct design_boot *b = &d->boot[i];
 
 		for (c = 0; c + 1 < b->ncells; c++)
 			if (b->cell[c].mode == DESIGN_INPLACE &&
@@ -278,32 +260,15 @@ static void test_broken(void)
 				b->cell[c + 1].mode = DESIGN_INPLACE;
 			}
 	}
-	n = check(&d, NULL, &l);
-	tap_result(n > 0 && strstr(l.text, "2 blocks start with destructive, "
-				   "0 with inplace"),
-		   "every block starting with the same mode: %u imbalances", n);
-	show(&l);
-	design_free(&d);
+}
 
-	/* the kernel order tied to the mode order (gmem first iff inplace) */
-	design_build(&p, &d);
-	for (r = 0; r < p.rounds; r++) {
-		const struct design_boot *v = design_round_boot(&d, r, DESIGN_K_V5);
+/* the traced phase first iff gmem first (today's round parity) */
+static void traced_with_kernel(struct design *d)
+{
+	unsigned int i;
 
-		if ((v->mode_first == DESIGN_INPLACE) != (v->slot == 1))
-			swap_round(&d, r);
-	}
-	n = check(&d, NULL, &l);
-	tap_result(n > 0 && strstr(l.text, "the kernel order goes with the "
-				   "mode the untraced phase starts with"),
-		   "kernel order tied to mode order: %u imbalances", n);
-	show(&l);
-	design_free(&d);
-
-	/* the traced phase first iff gmem first (today's round parity) */
-	design_build(&p, &d);
-	for (i = 0; i < d.nboots; i++) {
-		struct design_boot *b = &d.boot[i];
+	for (i = 0; i < d->nboots; i++) {
+		struct design_boot *b = &d->boot[i];
 		bool gmem_first = (b->kernel == DESIGN_K_GMEM) == (b->slot == 0);
 
 		if (b->traced_first != gmem_first) {
@@ -316,12 +281,57 @@ static void test_broken(void)
 			b->traced_first = gmem_first;
 		}
 	}
-	n = check(&d, NULL, &l);
-	tap_result(n > 0 && strstr(l.text, "the kernel order goes with the "
-				   "phase order"),
-		   "traced order tied to kernel order: %u imbalances", n);
+}
+
+/* d checked: an imbalance whose description holds want, said as what */
+static void broken(struct design *d, const char *want, const char *what)
+{
+	struct lines l;
+	unsigned int n = check(d, NULL, &l);
+
+	tap_result(n > 0 && strstr(l.text, want), "%s: %u imbalances", what,
+		   n);
 	show(&l);
-	design_free(&d);
+	design_free(d);
+}
+
+static void test_broken(void)
+{
+	struct design_params p = defaults();
+	struct design d;
+	unsigned int i, n, r;
+	struct lines l;
+
+	/* every v5 boot starts with destructive (ABBA kept inside) */
+	p.rounds = 12;
+	design_build(&p, &d);
+	for (i = 0; i < d.nboots; i++)
+		if (d.boot[i].mode_first == DESIGN_INPLACE)
+			flip_modes(&d.boot[i]);
+	broken(&d, "the mode the untraced phase starts with over 12 v5 "
+	       "boots: destructive 12",
+	       "every boot starting with the same mode");
+
+	design_build(&p, &d);
+	abab_blocks(&d);
+	broken(&d, "2 blocks start with destructive, 0 with inplace",
+	       "every block starting with the same mode");
+
+	/* the kernel order tied to the mode order (gmem first iff inplace) */
+	design_build(&p, &d);
+	for (r = 0; r < p.rounds; r++) {
+		const struct design_boot *v = design_round_boot(&d, r, DESIGN_K_V5);
+
+		if ((v->mode_first == DESIGN_INPLACE) != (v->slot == 1))
+			swap_round(&d, r);
+	}
+	broken(&d, "the kernel order goes with the mode the untraced phase "
+	       "starts with", "kernel order tied to mode order");
+
+	design_build(&p, &d);
+	traced_with_kernel(&d);
+	broken(&d, "the kernel order goes with the phase order",
+	       "traced order tied to kernel order");
 
 	/* a phase out of place: traced_first says one thing, cells another */
 	design_build(&p, &d);
@@ -331,8 +341,18 @@ static void test_broken(void)
 		   "a boot whose phases do not run in its stated order: "
 		   "%u imbalances", n);
 	design_free(&d);
+}
 
-	/* boots left out: one is as balanced as 11 allow, two alike not */
+/* boots left out: one is as balanced as 11 allow, two alike not */
+static void test_left_out(void)
+{
+	struct design_params p = defaults();
+	bool valid[64];
+	struct design d;
+	unsigned int n, r;
+	struct lines l;
+
+	p.rounds = 12;
 	design_build(&p, &d);
 	memset(valid, 1, sizeof(valid));
 	valid[design_round_boot(&d, 0, DESIGN_K_V5)->id] = false;
@@ -393,6 +413,7 @@ int main(void)
 	test_all_sizes();
 	test_invalid();
 	test_broken();
+	test_left_out();
 	test_json();
 	return tap_finish(false);
 }
