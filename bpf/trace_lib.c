@@ -399,12 +399,81 @@ static int add_func(struct conv_trace *t, const char *name)
 	return 0;
 }
 
+/*
+ * open and load the BPF object for conv_trace_open(): false, or true
+ * with *err (-errno, or 0) when it failed, having said why
+ */
+static bool load_programs(struct conv_trace *t, pid_t tgid, bool funcs,
+			  int *err)
+{
+	int i, attempt;
+
+	/*
+	 * a kernel that loads the tracepoints but not the function probes
+	 * still gives the tracepoint rows: second attempt without them
+	 */
+	for (attempt = funcs ? 0 : 1; attempt < 2; attempt++) {
+		t->skel = convtrace_bpf__open();
+		if (!t->skel) {
+			*err = -errno;
+			say(t, "cannot open the BPF object: %s", strerror(errno));
+			return true;
+		}
+		t->skel->rodata->targ_tgid = tgid;
+		t->skel->rodata->nr_fallocate = SYS_fallocate;
+		t->skel->rodata->nr_ioctl = SYS_ioctl;
+		t->skel->rodata->kvm_run_cmd = KVM_RUN;
+		*err = set_autoload(t, attempt == 0);
+		if (!*err) {
+			struct btf *btf = t->counters ?
+					  btf__load_vmlinux_btf() : NULL;
+
+			plan_counters(t, btf);
+			btf__free(btf);
+			/* tracepoint rows not asked for: not loaded either */
+			for (i = 0; i < NR_RT && t->no_tracepoints; i++)
+				bpf_program__set_autoload(rt_prog(t->skel, i),
+							  false);
+			*err = convtrace_bpf__load(t->skel);
+		}
+		if (!*err)
+			break;
+		convtrace_bpf__destroy(t->skel);
+		t->skel = NULL;
+		if (attempt == 0) {
+			for (i = 0; i < t->nr_funcs; i++) {
+				if (t->probes[i].plan == PLAN_NONE)
+					continue;
+				t->probes[i].plan = PLAN_NONE;
+				snprintf(t->probes[i].reason,
+					 sizeof(t->probes[i].reason),
+					 "loading the function probes failed (%s)",
+					 strerror(-*err));
+			}
+		}
+	}
+	if (*err) {
+		say(t, "cannot load the BPF programs: %s%s", strerror(-*err),
+		    t->verbose ? "" : " (-v shows libbpf's messages)");
+		/*
+		 * libbpf 1.1 tests global data support by loading a socket
+		 * filter; without CONFIG_NET it concludes "none" and skips
+		 * .rodata/.bss, so every program fails to load.
+		 */
+		if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER,
+					       NULL) != 1)
+			say(t, "this kernel has no socket filter programs (CONFIG_NET=n): libbpf then assumes no BPF global data and cannot load .rodata/.bss; build the kernel with CONFIG_NET=y");
+		return true;
+	}
+	return false;
+}
+
 struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 {
 	static const struct conv_trace_opts defaults;
 	struct conv_trace *t = calloc(1, sizeof(*t));
 	const char *const *f;
-	int i, err = 0, attempt;
+	int i, err = 0;
 	bool funcs = false;
 	pid_t tgid;
 
@@ -443,63 +512,8 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 	trace_plan_funcs(t);
 	for (i = 0; i < t->nr_funcs; i++)
 		funcs |= t->probes[i].plan != PLAN_NONE;
-	/*
-	 * a kernel that loads the tracepoints but not the function probes
-	 * still gives the tracepoint rows: second attempt without them
-	 */
-	for (attempt = funcs ? 0 : 1; attempt < 2; attempt++) {
-		t->skel = convtrace_bpf__open();
-		if (!t->skel) {
-			err = -errno;
-			say(t, "cannot open the BPF object: %s", strerror(errno));
-			goto fail;
-		}
-		t->skel->rodata->targ_tgid = tgid;
-		t->skel->rodata->nr_fallocate = SYS_fallocate;
-		t->skel->rodata->nr_ioctl = SYS_ioctl;
-		t->skel->rodata->kvm_run_cmd = KVM_RUN;
-		err = set_autoload(t, attempt == 0);
-		if (!err) {
-			struct btf *btf = t->counters ?
-					  btf__load_vmlinux_btf() : NULL;
-
-			plan_counters(t, btf);
-			btf__free(btf);
-			/* tracepoint rows not asked for: not loaded either */
-			for (i = 0; i < NR_RT && t->no_tracepoints; i++)
-				bpf_program__set_autoload(rt_prog(t->skel, i),
-							  false);
-			err = convtrace_bpf__load(t->skel);
-		}
-		if (!err)
-			break;
-		convtrace_bpf__destroy(t->skel);
-		t->skel = NULL;
-		if (attempt == 0) {
-			for (i = 0; i < t->nr_funcs; i++) {
-				if (t->probes[i].plan == PLAN_NONE)
-					continue;
-				t->probes[i].plan = PLAN_NONE;
-				snprintf(t->probes[i].reason,
-					 sizeof(t->probes[i].reason),
-					 "loading the function probes failed (%s)",
-					 strerror(-err));
-			}
-		}
-	}
-	if (err) {
-		say(t, "cannot load the BPF programs: %s%s", strerror(-err),
-		    t->verbose ? "" : " (-v shows libbpf's messages)");
-		/*
-		 * libbpf 1.1 tests global data support by loading a socket
-		 * filter; without CONFIG_NET it concludes "none" and skips
-		 * .rodata/.bss, so every program fails to load.
-		 */
-		if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SOCKET_FILTER,
-					       NULL) != 1)
-			say(t, "this kernel has no socket filter programs (CONFIG_NET=n): libbpf then assumes no BPF global data and cannot load .rodata/.bss; build the kernel with CONFIG_NET=y");
+	if (load_programs(t, tgid, funcs, &err))
 		goto fail;
-	}
 	attach_funcs(t);
 	attach_tracepoints(t);
 	attach_counters(t);
