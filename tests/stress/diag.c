@@ -325,6 +325,64 @@ static void print_other_threads(struct stress_vcpu *v, unsigned int n)
 	closedir(dir);
 }
 
+/* one vCPU (v[i]) at the two looks x and y of stress_diag_live() */
+static void print_vcpu(struct stress *st, struct stress_vcpu *v,
+		       unsigned int i, int culprit, const struct look *x,
+		       const struct look *y, struct fault_sum *f, bool traced,
+		       unsigned int trace_ms)
+{
+	uint64_t taken = y->p.pf_taken - x->p.pf_taken;
+	uint64_t handled = (y->p.pf_fixed - x->p.pf_fixed) +
+			   (y->p.pf_emulate - x->p.pf_emulate) +
+			   (y->p.pf_spurious - x->p.pf_spurious);
+	const struct stress_guest *g = v[i].g;
+	double secs = (y->at_us - x->at_us) / 1e6;
+	char who[64];
+
+	printf("# diag: vCPU %u%s (tid %d, %c): %s; op %llu done, op %llu %s (slot %c gpa %#llx+%llu pages)\n",
+	       v[i].id, (int)i == culprit ? " [this report]" : "",
+	       atomic_load(&v[i].tid), y->state,
+	       y->in_run ? "in KVM_RUN" :
+	       atomic_load(&v[i].shutdown) ? "stopped at its SHUTDOWN exit" :
+	       atomic_load(&v[i].out) ? "out of its loop" :
+	       "in the VMM (converting)",
+	       (unsigned long long)g->ops,
+	       (unsigned long long)g->ops + 1, stress_phase_str(g->phase),
+	       g->cur_slot == STRESS_SLOT_D ? 'D' : 'I',
+	       (unsigned long long)g->cur_gpa,
+	       (unsigned long long)g->cur_pages);
+	print_since_entry(x);
+	if (y->p.have_stats && x->p.have_stats)
+		printf("# diag:   KVM over the %.1f s between the looks: exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu), hypercalls +%llu, io_exits +%llu; KVM_RUN returned %llu times\n",
+		       secs,
+		       (unsigned long long)(y->p.exits - x->p.exits),
+		       (unsigned long long)taken,
+		       (unsigned long long)(y->p.pf_fixed - x->p.pf_fixed),
+		       (unsigned long long)(y->p.pf_emulate - x->p.pf_emulate),
+		       (unsigned long long)(y->p.pf_spurious - x->p.pf_spurious),
+		       (unsigned long long)(taken > handled ? taken - handled : 0),
+		       (unsigned long long)(y->hypercalls - x->hypercalls),
+		       (unsigned long long)(y->io_exits - x->io_exits),
+		       (unsigned long long)(y->runs - x->runs));
+	else
+		printf("# diag:   no KVM statistics\n");
+	if (y->p.have_times && x->p.have_times)
+		printf("# diag:   thread CPU time between the looks: L1 kernel +%.2f s, guest +%.2f s\n",
+		       (y->p.stime - x->p.stime) / (double)sysconf(_SC_CLK_TCK),
+		       (y->p.guest_time - x->p.guest_time) /
+		       (double)sysconf(_SC_CLK_TCK));
+	printf("# diag:   verdict between the looks: %s\n", y->runs != x->runs ?
+	       "it comes back to the VMM: progressing" :
+	       !y->in_run ?
+	       "not in KVM_RUN: in the VMM or stopped (its state and stack say where)" :
+	       sv_hang_str(sv_hang_kind(&x->p, &y->p)));
+	if (traced)
+		print_faults(st, v[i].id, f, trace_ms);
+	snprintf(who, sizeof(who), "vCPU %u thread", v[i].id);
+	if (atomic_load(&v[i].tid))
+		print_stack(atomic_load(&v[i].tid), who, 24);
+}
+
 void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 		      unsigned int n, int culprit, const char *why,
 		      unsigned int window_ms)
@@ -372,59 +430,9 @@ void stress_diag_live(struct stress *st, struct stress_vcpu *v,
 		printf("%s\n", unmap.ncomm ? ")" : "");
 	}
 
-	for (i = 0; i < n; i++) {
-		struct look *x = &a[i], *y = &b[i];
-		uint64_t taken = y->p.pf_taken - x->p.pf_taken;
-		uint64_t handled = (y->p.pf_fixed - x->p.pf_fixed) +
-				   (y->p.pf_emulate - x->p.pf_emulate) +
-				   (y->p.pf_spurious - x->p.pf_spurious);
-		const struct stress_guest *g = v[i].g;
-		double secs = (y->at_us - x->at_us) / 1e6;
-		char who[64];
-
-		printf("# diag: vCPU %u%s (tid %d, %c): %s; op %llu done, op %llu %s (slot %c gpa %#llx+%llu pages)\n",
-		       v[i].id, (int)i == culprit ? " [this report]" : "",
-		       atomic_load(&v[i].tid), y->state,
-		       y->in_run ? "in KVM_RUN" :
-		       atomic_load(&v[i].shutdown) ? "stopped at its SHUTDOWN exit" :
-		       atomic_load(&v[i].out) ? "out of its loop" :
-		       "in the VMM (converting)",
-		       (unsigned long long)g->ops,
-		       (unsigned long long)g->ops + 1, stress_phase_str(g->phase),
-		       g->cur_slot == STRESS_SLOT_D ? 'D' : 'I',
-		       (unsigned long long)g->cur_gpa,
-		       (unsigned long long)g->cur_pages);
-		print_since_entry(x);
-		if (y->p.have_stats && x->p.have_stats)
-			printf("# diag:   KVM over the %.1f s between the looks: exits +%llu, pf_taken +%llu (fixed +%llu, emulated +%llu, spurious +%llu, retried +%llu), hypercalls +%llu, io_exits +%llu; KVM_RUN returned %llu times\n",
-			       secs,
-			       (unsigned long long)(y->p.exits - x->p.exits),
-			       (unsigned long long)taken,
-			       (unsigned long long)(y->p.pf_fixed - x->p.pf_fixed),
-			       (unsigned long long)(y->p.pf_emulate - x->p.pf_emulate),
-			       (unsigned long long)(y->p.pf_spurious - x->p.pf_spurious),
-			       (unsigned long long)(taken > handled ? taken - handled : 0),
-			       (unsigned long long)(y->hypercalls - x->hypercalls),
-			       (unsigned long long)(y->io_exits - x->io_exits),
-			       (unsigned long long)(y->runs - x->runs));
-		else
-			printf("# diag:   no KVM statistics\n");
-		if (y->p.have_times && x->p.have_times)
-			printf("# diag:   thread CPU time between the looks: L1 kernel +%.2f s, guest +%.2f s\n",
-			       (y->p.stime - x->p.stime) / (double)sysconf(_SC_CLK_TCK),
-			       (y->p.guest_time - x->p.guest_time) /
-			       (double)sysconf(_SC_CLK_TCK));
-		printf("# diag:   verdict between the looks: %s\n", y->runs != x->runs ?
-		       "it comes back to the VMM: progressing" :
-		       !y->in_run ?
-		       "not in KVM_RUN: in the VMM or stopped (its state and stack say where)" :
-		       sv_hang_str(sv_hang_kind(&x->p, &y->p)));
-		if (traced)
-			print_faults(st, v[i].id, &faults[i], trace_ms);
-		snprintf(who, sizeof(who), "vCPU %u thread", v[i].id);
-		if (atomic_load(&v[i].tid))
-			print_stack(atomic_load(&v[i].tid), who, 24);
-	}
+	for (i = 0; i < n; i++)
+		print_vcpu(st, v, i, culprit, &a[i], &b[i], &faults[i], traced,
+			   trace_ms);
 	if (!traced)
 		printf("# diag: no kvm:kvm_page_fault trace (%s)\n", TRACE);
 	print_other_threads(v, n);

@@ -50,12 +50,49 @@ static uint64_t pages_2m(void)
 	return v;
 }
 
-int main(void)
+/*
+ * a guest's 2M in place (*fdp, *mr), filled, converted whole to
+ * shared: 0, or -errno
+ */
+static int setup_shared_2m(int *fdp, struct vm_mem_region **mr,
+			   struct ucall *uc)
 {
 	struct vm_mem_opts o = {
 		.slot = 1, .flags = KVM_MEM_PRIVATE, .gpa = GPA, .size = SZ_2M,
 		.backing = VM_BACKING_ANON,
 	};
+	int fd, r;
+
+	fd = memfd_inaccessible_create("convbench-hwpoison", SZ_2M);
+	r = fd < 0 ? fd : __private_fallocate(fd, 0, SZ_2M);
+	o.private_fd = fd;
+	if (!r)
+		r = __vm_create(&vm, NULL);
+	if (!r)
+		r = __vm_vcpu_add(vm, 0, guest_read_page, &vcpu);
+	if (!r)
+		r = __vm_mem_add(vm, &o, mr);
+	if (!r)
+		r = inplace_map_shared(fd, 0, SZ_2M, (*mr)->hva);
+	if (!r)
+		r = __vm_set_sw_private(vm, GPA, SZ_2M, true);
+	if (!r) {
+		vcpu_set_timeout(vcpu, 20000);
+		guest_checks_init(vcpu);
+		r = guest_call3(guest_fill_pages, GPA, NPAGES, P_GUEST, uc);
+	}
+	/* the whole folio to shared, in place: KVM maps it 2M */
+	if (!r)
+		r = memfd_convert(fd, 0, SZ_2M, INPLACE_TO_SHARED | INPLACE_PRESERVE,
+				  NULL);
+	if (!r)
+		r = __vm_set_sw_private(vm, GPA, SZ_2M, false);
+	*fdp = fd;
+	return r;
+}
+
+int main(void)
+{
 	struct kvm_run_memory_exit *m;
 	struct vm_mem_region *mr = NULL;
 	int fd, r, pipefd[2] = { -1, -1 };
@@ -71,30 +108,7 @@ int main(void)
 		tap_skip_all(TEST_NAME, true,
 			     "no hwpoison injector (CONFIG_MEMORY_FAILURE, CONFIG_HWPOISON_INJECT: the debug kernel has them)");
 
-	fd = memfd_inaccessible_create("convbench-hwpoison", SZ_2M);
-	r = fd < 0 ? fd : __private_fallocate(fd, 0, SZ_2M);
-	o.private_fd = fd;
-	if (!r)
-		r = __vm_create(&vm, NULL);
-	if (!r)
-		r = __vm_vcpu_add(vm, 0, guest_read_page, &vcpu);
-	if (!r)
-		r = __vm_mem_add(vm, &o, &mr);
-	if (!r)
-		r = inplace_map_shared(fd, 0, SZ_2M, mr->hva);
-	if (!r)
-		r = __vm_set_sw_private(vm, GPA, SZ_2M, true);
-	if (!r) {
-		vcpu_set_timeout(vcpu, 20000);
-		guest_checks_init(vcpu);
-		r = guest_call3(guest_fill_pages, GPA, NPAGES, P_GUEST, &uc);
-	}
-	/* the whole folio to shared, in place: KVM maps it 2M */
-	if (!r)
-		r = memfd_convert(fd, 0, SZ_2M, INPLACE_TO_SHARED | INPLACE_PRESERVE,
-				  NULL);
-	if (!r)
-		r = __vm_set_sw_private(vm, GPA, SZ_2M, false);
+	r = setup_shared_2m(&fd, &mr, &uc);
 	tap_result(!r, "a guest's 2M in place, filled, converted whole to shared (%s)",
 		   r ? strerror(-r) : "ok");
 	if (r)
