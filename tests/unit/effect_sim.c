@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "design.h"
+#include "design_break.h"
 #include "effect.h"
 #include "effect_sim.h"
 #include "rng.h"
@@ -143,25 +144,6 @@ static void alternatives(struct tally *t, struct grng *g,
 		t->alt_width2[2] += (th - tl) * se * (th - tl) * se;
 	}
 	t->alt_n++;
-}
-
-/* every block starts with destructive: AB AB (a broken design) */
-static void sim_abab(struct design *d)
-{
-	unsigned int i, c;
-
-	for (i = 0; i < d->nboots; i++) {
-		struct design_boot *b = &d->boot[i];
-
-		for (c = 0; c + 1 < b->ncells; c++)
-			if (b->cell[c].mode == DESIGN_INPLACE &&
-			    b->cell[c + 1].mode == DESIGN_DESTRUCTIVE &&
-			    b->cell[c].size == b->cell[c + 1].size &&
-			    b->cell[c].block == b->cell[c + 1].block) {
-				b->cell[c].mode = DESIGN_DESTRUCTIVE;
-				b->cell[c + 1].mode = DESIGN_INPLACE;
-			}
-	}
 }
 
 /* the untraced runs of a simulated run, per family and size */
@@ -303,7 +285,7 @@ void sim_run(const struct scenario *sc, unsigned int sim, struct tally *t,
 	rng_seed(&g.r, 0xc0ffee0000ULL ^ ((uint64_t)sim << 20) ^
 		 (uint64_t)sc->rounds);
 	if (sc->broken)
-		sim_abab(&d);
+		design_break_abab(&d);
 	memset(rs.n, 0, sizeof(rs.n));
 	for (i = 0; i < d.nboots; i++)
 		sim_boot(sc, &d.boot[i], (d.nboots - 1) / 2.0, &g, buf, &rs);

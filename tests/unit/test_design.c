@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "design.h"
+#include "design_break.h"
 #include "jsonr.h"
 #include "jsonw.h"
 #include "tap.h"
@@ -243,25 +244,6 @@ static void test_invalid(void)
 		   "odd blocks, no round, a size twice, no kernel: -EINVAL");
 }
 
-/* every block starts with destructive: AB AB */
-static void abab_blocks(struct design *d)
-{
-	unsigned int i, c;
-
-	for (i = 0; i < d->nboots; i++) {
-		struct design_boot *b = &d->boot[i];
-
-		for (c = 0; c + 1 < b->ncells; c++)
-			if (b->cell[c].mode == DESIGN_INPLACE &&
-			    b->cell[c + 1].mode == DESIGN_DESTRUCTIVE &&
-			    b->cell[c].size == b->cell[c + 1].size &&
-			    b->cell[c].block == b->cell[c + 1].block) {
-				b->cell[c].mode = DESIGN_DESTRUCTIVE;
-				b->cell[c + 1].mode = DESIGN_INPLACE;
-			}
-	}
-}
-
 /* the traced phase first iff gmem first (today's round parity) */
 static void traced_with_kernel(struct design *d)
 {
@@ -312,8 +294,9 @@ static void test_broken(void)
 	       "boots: destructive 12",
 	       "every boot starting with the same mode");
 
+	/* every block starts with destructive: AB AB */
 	design_build(&p, &d);
-	abab_blocks(&d);
+	design_break_abab(&d);
 	broken(&d, "2 blocks start with destructive, 0 with inplace",
 	       "every block starting with the same mode");
 
