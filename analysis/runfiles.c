@@ -13,6 +13,7 @@
 #include "samples_csv.h"
 #include "trace_csv.h"
 #include "stats.h"
+#include "summary_json.h"
 #include "units.h"
 
 const char *const run_pct_name[3] = { "p50", "p90", "p99" };
@@ -60,39 +61,17 @@ void run_free(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static bool same_cell(const struct jv *c, const char *mode, uint64_t size,
-		      const char *dir)
-{
-	char sz[32];
-
-	size_str(size, sz, sizeof(sz));
-	return (!mode || !strcmp(jv_str(jv_get(c, "mode"), ""), mode)) &&
-	       !strcmp(jv_str(jv_get(c, "size"), ""), sz) &&
-	       !strcmp(jv_str(jv_get(c, "direction"), ""), dir);
-}
-
 const struct jv *run_cell(const struct run *r, enum conv_mode m, uint64_t size,
 			  enum conv_dir d)
 {
-	const struct jv *cells = jv_get(r->sum, "cells");
-	size_t i;
-
-	for (i = 0; i < jv_len(cells); i++)
-		if (same_cell(jv_at(cells, i), conv_mode_names[m], size,
-			      conv_dir_names[d]))
-			return jv_at(cells, i);
-	return NULL;
+	return summary_find(jv_get(r->sum, "cells"), conv_mode_names[m], size,
+			    conv_dir_names[d]);
 }
 
 const struct jv *run_ratio(const struct run *r, uint64_t size, enum conv_dir d)
 {
-	const struct jv *q = jv_get(r->sum, "ratios_inplace_over_destructive");
-	size_t i;
-
-	for (i = 0; i < jv_len(q); i++)
-		if (same_cell(jv_at(q, i), NULL, size, conv_dir_names[d]))
-			return jv_at(q, i);
-	return NULL;
+	return summary_find(jv_get(r->sum, "ratios_inplace_over_destructive"),
+			    NULL, size, conv_dir_names[d]);
 }
 
 const struct jv *run_cell_of(const struct run *r, const struct run *g,
@@ -106,14 +85,8 @@ const struct jv *run_cell_of(const struct run *r, const struct run *g,
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,
 				uint64_t size, enum conv_dir d)
 {
-	const struct jv *q = jv_get(jv_get(r->sum, "ratios_against_gmem"),
-				    which);
-	size_t i;
-
-	for (i = 0; i < jv_len(q); i++)
-		if (same_cell(jv_at(q, i), NULL, size, conv_dir_names[d]))
-			return jv_at(q, i);
-	return NULL;
+	return summary_find(jv_get(jv_get(r->sum, "ratios_against_gmem"), which),
+			    NULL, size, conv_dir_names[d]);
 }
 
 const char *run_prov(const struct run *r, const char *key, const char *dflt)

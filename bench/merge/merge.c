@@ -14,6 +14,7 @@
 #include "report.h"
 #include "samples.h"
 #include "stats.h"
+#include "summary_json.h"
 #include "trace_csv.h"
 #include "work_counts.h"
 
@@ -54,21 +55,9 @@ static int take(struct cell_result **dst, size_t *n, struct cell_result *src,
 static const struct jv *counts_cell(const struct boot *b,
 				    const struct cell_stats *c)
 {
-	const struct jv *cells = jv_get(b->counts_sum, "cells");
-	char sz[32];
-	size_t i;
-
-	size_str(c->size, sz, sizeof(sz));
-	for (i = 0; i < jv_len(cells); i++) {
-		const struct jv *x = jv_at(cells, i);
-
-		if (!strcmp(jv_str(jv_get(x, "mode"), ""), conv_mode_name(c->mode)) &&
-		    !strcmp(jv_str(jv_get(x, "size"), ""), sz) &&
-		    !strcmp(jv_str(jv_get(x, "direction"), ""),
-			    conv_dir_name(c->dir)))
-			return jv_get(x, "work");
-	}
-	return NULL;
+	return jv_get(summary_find(jv_get(b->counts_sum, "cells"),
+				   conv_mode_name(c->mode), c->size,
+				   conv_dir_name(c->dir)), "work");
 }
 
 static void work_json(struct jsonw *w, const struct cell_stats *c, void *arg)

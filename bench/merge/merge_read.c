@@ -11,6 +11,7 @@
 
 #include "merge.h"
 #include "samples.h"
+#include "summary_json.h"
 #include "units.h"
 
 /* clock.env: KEY=VALUE lines (values without quotes) */
@@ -64,28 +65,21 @@ static struct jv *load_opt(const char *dir, const char *sub)
 static void cells_from_summary(struct cell_result *res, size_t n,
 			       const struct jv *sum)
 {
-	const struct jv *cells = jv_get(sum, "cells");
-	char sz[32];
-	size_t i, j;
+	const struct jv *cells = jv_get(sum, "cells"), *c;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		size_str(res[i].p.size, sz, sizeof(sz));
-		for (j = 0; j < jv_len(cells); j++) {
-			const struct jv *c = jv_at(cells, j);
-
-			if (strcmp(jv_str(jv_get(c, "mode"), ""),
-				   conv_mode_name(res[i].p.mode)) ||
-			    strcmp(jv_str(jv_get(c, "size"), ""), sz))
-				continue;
-			/* both directions of a cell carry the cell's values */
-			res[i].wall_s = jv_num(jv_get(c, "wall_s"), 0);
-			res[i].conversions = jv_num(jv_get(c, "conversions_run"),
-						    res[i].conversions);
-			res[i].p.warmup = jv_num(jv_get(c, "warmup"), 0);
-			snprintf(res[i].thp, sizeof(res[i].thp), "%s",
-				 jv_str(jv_get(c, "shmem_thp"), ""));
-			break;
-		}
+		/* both directions of a cell carry the cell's values */
+		c = summary_find(cells, conv_mode_name(res[i].p.mode),
+				 res[i].p.size, NULL);
+		if (!c)
+			continue;
+		res[i].wall_s = jv_num(jv_get(c, "wall_s"), 0);
+		res[i].conversions = jv_num(jv_get(c, "conversions_run"),
+					    res[i].conversions);
+		res[i].p.warmup = jv_num(jv_get(c, "warmup"), 0);
+		snprintf(res[i].thp, sizeof(res[i].thp), "%s",
+			 jv_str(jv_get(c, "shmem_thp"), ""));
 	}
 }
 
