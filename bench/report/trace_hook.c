@@ -195,14 +195,20 @@ static int bucket_row(const struct conv_trace_row *row, void *arg)
 	return 0;
 }
 
-static int trace_csv(FILE *f, void *arg)
+/* a CSV file of h's rows: the header, then what row() writes of each */
+static int write_csv(FILE *f, struct trace_hook *h, const char *const *head,
+		     unsigned int n, conv_trace_cb row)
 {
-	struct csv_job j = { .h = arg };
+	struct csv_job j = { .h = h };
 
 	csvw_init(&j.c, f);
-	csvw_row(&j.c, trace_csv_col_name, TRACE_CSV_NR);
-	return conv_trace_read(j.h->t, bucket_row, &j) || csvw_error(&j.c) ?
-	       -EIO : 0;
+	csvw_row(&j.c, head, n);
+	return conv_trace_read(h->t, row, &j) || csvw_error(&j.c) ? -EIO : 0;
+}
+
+static int trace_csv(FILE *f, void *arg)
+{
+	return write_csv(f, arg, trace_csv_col_name, TRACE_CSV_NR, bucket_row);
 }
 
 static int total_row(const struct conv_trace_row *row, void *arg)
@@ -229,12 +235,8 @@ static int total_row(const struct conv_trace_row *row, void *arg)
 
 static int totals_csv(FILE *f, void *arg)
 {
-	struct csv_job j = { .h = arg };
-
-	csvw_init(&j.c, f);
-	csvw_row(&j.c, trace_totals_col_name, TRACE_TOTALS_NR);
-	return conv_trace_read(j.h->t, total_row, &j) || csvw_error(&j.c) ?
-	       -EIO : 0;
+	return write_csv(f, arg, trace_totals_col_name, TRACE_TOTALS_NR,
+			 total_row);
 }
 
 static int trace_txt(FILE *f, void *arg)
