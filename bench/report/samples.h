@@ -4,7 +4,7 @@
  * and hist.csv (per cell, the pooled histogram, one row per bucket):
  * the writers, and convbench --merge's cells from the rounds of make
  * bench's boots. Sizes are spelled as lib/units.h does. The files'
- * columns and the readers of their rows are lib/formats/samples_csv.h's
+ * columns and the readers of their rows are lib/results/samples_csv.h's
  * and hist_csv.h's.
  */
 #ifndef CONVBENCH_SAMPLES_H

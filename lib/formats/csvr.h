@@ -25,7 +25,7 @@ int csvr_num(const char *s, double *v);
 
 /*
  * A CSV file with a header, read row by row, the columns the reader
- * names found in the header: what the readers of lib/formats/'s
+ * names found in the header: what the readers of lib/results/'s
  * results files (*_csv.h) share.
  */
 struct csvr_file {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * CSV tables with the same header summed (convbench --merge: the traced
- * boots' trace.csv and trace-totals.csv, lib/formats/trace_csv.h), read
+ * boots' trace.csv and trace-totals.csv, lib/results/trace_csv.h), read
  * with lib/formats/csvr.h and written with csvw.h.
  */
 #ifndef CONVBENCH_CSV_SUM_H

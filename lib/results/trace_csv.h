@@ -6,7 +6,7 @@
  * bucket's high_ns empty: open-ended) and the totals (trace-totals.csv;
  * inclusive_ns and exclusive_ns empty for probes that only count).
  * Their columns, for the writers (bench/report/trace_hook.c and
- * convbench --merge, which sums them with lib/formats/csv_sum.h) and
+ * convbench --merge, which sums them with lib/results/csv_sum.h) and
  * the reader of trace.csv's rows (convreport, analysis/runfiles.c).
  */
 #ifndef CONVBENCH_TRACE_CSV_H
