@@ -467,12 +467,13 @@ void stress_kick_init(void)
 /*
  * The guest sets no cr3 of its own: its page table root is the one the
  * VMM gave it (kvm_x86.c). A hung vCPU whose cr3 is another one runs on
- * state its guest cannot produce. Under QEMU TCG with nested SVM this
- * was seen once in a 10-minute storm: the L2 vCPU resumed at the
+ * state its guest cannot produce. Under QEMU TCG with nested SVM it was
+ * seen once in a 10-minute storm: the L2 vCPU resumed at the
  * instruction after VMRUN in L1's __svm_vcpu_run with L1's own cr3,
- * its page walk faulting without end (the emulator wrote L1's state
- * where L2's belongs). Said in the failure, so that run-stress can
- * tell it from a hang of the kernel's making (tests/vm/emu_retry.sh).
+ * its page walk faulting without end. Whose fault that is (the
+ * emulator's, or a write of ours into memory it should no longer
+ * reach) is open: the failure says it, and stands (tests/lib/
+ * emu_retry.sh).
  */
 static void foreign_state(struct stress *st, const struct stress_vcpu *v,
 			  const struct kvm_regs *r, const struct kvm_sregs *sr)

@@ -11,10 +11,10 @@
 # come with convstress's report of where every vCPU and its thread are
 # ("# diag:" lines; guest addresses are named with addr2line here).
 #
-# The emulator's faults (QEMU TCG with several vCPUs: a SHUTDOWN with
-# the guest's page tables and IDT intact, no exception from KVM; a hung
-# vCPU on a cr3 its guest never loads; tests/lib/emu_retry.sh) are the
-# emulator's, not the kernel's. When one is a VM's only failure, the storm goes on in a fresh VM from each vCPU's
+# The emulator's triple fault (QEMU TCG with several vCPUs: a SHUTDOWN
+# with the guest's page tables and IDT intact, no exception from KVM;
+# tests/lib/emu_retry.sh) is the emulator's, not the kernel's. When it
+# is a VM's only failure, the storm goes on in a fresh VM from each vCPU's
 # position in the seed's sequence (convstress --start-op) for the storm
 # time left, at most --max-emu-faults times (default 10); every such
 # fault is counted and listed in the closing lines. Any other failure
@@ -109,7 +109,7 @@ while :; do
 		events+=("at $at s of storm (VM $vm): $(sed 's/^not ok 1 - convstress: //' "$txt.fail")")
 		done_s=$at start=$pos
 		if ((faults > max_emu)); then
-			echo "# run-stress: more emulator faults than --max-emu-faults $max_emu: the storm stops at $at s (CONVBENCH_TCG_THREAD=single avoids them, slower)"
+			echo "# run-stress: more emulator triple faults than --max-emu-faults $max_emu: the storm stops at $at s (CONVBENCH_TCG_THREAD=single avoids them, slower)"
 			rc=1
 			break
 		fi
@@ -117,13 +117,13 @@ while :; do
 			rc=0	# the storm had run its time
 			break
 		fi
-		echo "# run-stress: the emulator's fault at $at s of storm: the storm goes on in a fresh VM from --start-op=$pos"
+		echo "# run-stress: the emulator's triple fault at $at s of storm: the storm goes on in a fresh VM from --start-op=$pos"
 		continue
 	fi
 	break
 done
 
-echo "# run-stress: seed $seed, $duration s of storm in $vm VM(s); emulator faults: $faults (at most $max_emu, each continued in a fresh VM)"
+echo "# run-stress: seed $seed, $duration s of storm in $vm VM(s); emulator triple faults: $faults (at most $max_emu, each continued in a fresh VM)"
 for e in "${events[@]}"; do
 	echo "# run-stress:   $e"
 done
