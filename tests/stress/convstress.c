@@ -393,7 +393,7 @@ static void watch(uint64_t t0, uint64_t deadline, uint64_t *next_progress)
 			stress_fail(&st, "%s", why);
 		}
 		/* the hang is checked only when it is the failure */
-		if (hung >= 0 && (culprit != hung || strcmp(st.msg, why)))
+		if (hung >= 0 && strcmp(st.msg, why))
 			hung = -1;
 		if (atomic_load(&st.failed)) {
 			/* after any failure: every vCPU out, where it was */

@@ -66,10 +66,8 @@ static GUEST_CODE void g_inject(struct stress_guest *g)
 	if (g->inject == STRESS_INJECT_CR3) {
 		asm volatile("mov %%cr3, %0" : "=r"(cr3));
 		asm volatile("mov %0, %%cr3" : : "r"(cr3 | 0x8) : "memory");
-		while (g->inject)
-			asm volatile("" ::: "memory");
 	}
-	if (g->inject == STRESS_INJECT_SPIN)
+	if (g->inject == STRESS_INJECT_SPIN || g->inject == STRESS_INJECT_CR3)
 		while (g->inject)
 			asm volatile("" ::: "memory");
 	if (g->inject == STRESS_INJECT_TRIPLE) {
