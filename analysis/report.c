@@ -64,7 +64,7 @@ static void print_setup(FILE *f, const struct run *r)
 {
 	const struct jv *method = jv_get(r->sum, "method");
 	const struct jv *rounds = jv_get(r->sum, "rounds");
-	const struct jv *hist = jv_get(r->sum, "history");
+	const struct jv *hist = jv_get(r->sum, "history"), *p50;
 	double family, need;
 	size_t nhist;
 	const struct jv *c0 = jv_at(jv_get(r->sum, "cells"), 0);
@@ -111,33 +111,32 @@ static void print_setup(FILE *f, const struct run *r)
 		 jv_num(jv_get(method, "rounds_valid"), 0),
 		 jv_num(jv_get(method, "order_seed"), 0));
 	text_wrap(f, "", "  ", buf);
-	family = jv_num(jv_get(jv_get(jv_at(jv_get(r->sum,
-		"ratios_inplace_over_destructive"), 0), "p50"), "ci95_family"), 0);
-	snprintf(buf, sizeof(buf), "95%% CI of a ratio: where a repeat run "
-		 "lands, jointly: all %.0f p50 ratios of a repeat run lie "
-		 "inside their CIs with 95%%; 'each': 95%% for that ratio "
-		 "alone", family);
-	text_wrap(f, "", "  ", buf);
+	p50 = jv_get(jv_at(jv_get(r->sum, "ratios_inplace_over_destructive"),
+			   0), "p50");
+	if (!p50)	/* gmem alone */
+		p50 = jv_get(jv_at(jv_get(jv_get(r->sum, "ratios_against_gmem"),
+				  "gmem_over_destructive"), 0), "p50");
 	nhist = jv_len(jv_get(hist, "runs"));
-	need = jv_num(jv_get(hist, "needed_for_a_between_run_term"), 1);
-	if (nhist && nhist >= need)
-		snprintf(buf, sizeof(buf), "both from t over rounds and the "
-			 "spread between this run and %zu earlier run%s of "
-			 "this build and machine, listed as 'earlier' "
-			 "(summary.json method.ci)", nhist,
-			 nhist == 1 ? "" : "s");
-	else if (nhist)
-		snprintf(buf, sizeof(buf), "both from this run's rounds "
-			 "alone: %zu earlier run%s of this build and machine "
-			 "(listed as 'earlier'), %.0f needed for a between-run "
-			 "term (runs that move make them too narrow)", nhist,
-			 nhist == 1 ? "" : "s", need);
-	else
-		snprintf(buf, sizeof(buf), "both from this run's rounds "
-			 "alone: no earlier run of this build and machine%s, "
-			 "so no between-run term (runs that move make them too "
-			 "narrow)", hist ? " was found" : " was given");
-	text_wrap(f, "", "  ", buf);
+	if (jv_get(p50, "joint_family")) {
+		snprintf(buf, sizeof(buf), "95%% CI of a ratio: this run's "
+			 "ratio on this host, from its own rounds (a drift "
+			 "along the run and the round's parity fitted); "
+			 "'joint': all %.0f estimated p50 ratios at once. No "
+			 "earlier run enters a CI%s", jv_num(jv_get(p50,
+			 "joint_family"), 0), nhist ? "; earlier runs of this "
+			 "build are listed as 'earlier', for repeatability" :
+			 "");
+		text_wrap(f, "", "  ", buf);
+	} else {	/* a run of the method before (widened by history) */
+		family = jv_num(jv_get(p50, "ci95_family"), 0);
+		need = jv_num(jv_get(hist, "needed_for_a_between_run_term"), 1);
+		snprintf(buf, sizeof(buf), "95%% CI of a ratio (the method "
+			 "of this run): where a repeat run lands, jointly over "
+			 "%.0f p50 ratios; 'each': that ratio alone; %s",
+			 family, nhist >= need && nhist ? "widened by the "
+			 "spread of earlier runs" : "from the rounds alone");
+		text_wrap(f, "", "  ", buf);
+	}
 	for (i = 0; i < jv_len(rounds); i++) {
 		const struct jv *x = jv_at(rounds, i);
 		const struct jv *clock = jv_get(x, "clock");
@@ -193,6 +192,14 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 	if (isnan(jv_num(jv_get(x, "ci95_lo"), NAN)))
 		text_line(f, "  %s %s   %.3f  (no CI: one round)", label,
 			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN));
+	else if (jv_get(x, "joint_ci95_lo"))
+		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f  joint %.3f..%.3f",
+			  label, run_pct_name[p],
+			  jv_num(jv_get(x, "ratio"), NAN),
+			  jv_num(jv_get(x, "ci95_lo"), NAN),
+			  jv_num(jv_get(x, "ci95_hi"), NAN),
+			  jv_num(jv_get(x, "joint_ci95_lo"), NAN),
+			  jv_num(jv_get(x, "joint_ci95_hi"), NAN));
 	else
 		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f  each %.3f..%.3f",
 			  label, run_pct_name[p],
@@ -206,7 +213,7 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 							"ratio"), NAN));
 	if (jv_len(rounds) > 1)
 		text_wrap(f, "    rounds   ", "             ", buf + 1);
-	/* the earlier runs of this build the interval took in */
+	/* the earlier runs of this build, listed (in no CI of this method) */
 	w = buf;
 	*w = '\0';
 	for (i = 0; i < jv_len(earlier) && i < 12; i++)

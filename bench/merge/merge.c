@@ -516,12 +516,18 @@ int merge_run(const struct env *env)
 		if (r)
 			goto out;
 	}
-	/* the p50 ratios of the run, whose intervals hold jointly */
-	family = m.plain_rs.nratios + gm.ngm_de + gm.nin_gm;
-	history_apply(env->history ? &hist : NULL, HIST_GMEM_DE, gm.gm_de,
-		      gm.ngm_de, family);
-	history_apply(env->history ? &hist : NULL, HIST_INPLACE_GM, gm.in_gm,
-		      gm.nin_gm, family);
+	/*
+	 * the p50 ratios the run estimates, whose joint intervals hold
+	 * together: inplace/gmem is the quotient of two of them, fitted for
+	 * its own interval but not counted
+	 */
+	family = m.plain_rs.nratios + gm.ngm_de;
+	ratio_stats_family(gm.gm_de, gm.ngm_de, family, false);
+	ratio_stats_family(gm.in_gm, gm.nin_gm, family, true);
+	history_list(env->history ? &hist : NULL, HIST_GMEM_DE, gm.gm_de,
+		     gm.ngm_de);
+	history_list(env->history ? &hist : NULL, HIST_INPLACE_GM, gm.in_gm,
+		     gm.nin_gm);
 	rounds = rounds_of(&m);
 	if (r || !rounds) {
 		fprintf(stderr, "convbench: --merge: %s\n", strerror(r ? -r : ENOMEM));

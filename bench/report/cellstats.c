@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "cellstats.h"
+#include "effect.h"
 #include "stats.h"
 
 const double cs_pct_value[CS_NPCT] = { 50, 90, 99 };
 const char *const cs_pct_name[CS_NPCT] = { "p50", "p90", "p99" };
+const char *const cs_cov_name[CS_NCOV] = { "round", "round_parity" };
 const char *const cs_phase_name[PH_NR] = {
 	"copy", "exit_round_trip", "after_exit", "host_handler",
 	"host_record", "host_memory", "host_release",
@@ -203,38 +205,71 @@ static int cell_build(const struct cell_result *res, size_t nres,
 	return 0;
 }
 
-void ratio_pct_intervals(struct ratio_pct *x, const double *m,
-			 const double *v, size_t k, unsigned int family)
+/* n - 1 - covariates kept, where fewer rounds make an interval */
+void ratio_pct_intervals(struct ratio_pct *x, unsigned int family)
 {
-	struct stats_between b, j, r;
-	double m0, v0;
+	struct effect_unit u[MAX_ROUNDS];
+	struct effect_fit f, j;
+	double mt = 0, mp = 0;
+	unsigned int k, c;
 
 	if (!family)
 		family = 1;
 	x->family = family;
 	x->ratio = x->nrounds == 1 ? x->per_round[0] : NAN;
-	x->lo = x->hi = x->elo = x->ehi = x->mlo = x->mhi = NAN;
-	x->rounds_lo = x->rounds_hi = NAN;
-	x->tau = 0;
+	x->lo = x->hi = x->jlo = x->jhi = x->unit_sd = NAN;
 	x->df = 0;
-	/* the rounds' interval is the machine's with no earlier run */
-	if (stats_log_mean_var(x->per_round, x->nrounds, &m0, &v0) ||
-	    stats_between_runs(m0, v0, x->nrounds, NULL, NULL, 0, CS_CONF, &r) ||
-	    stats_between_runs(m0, v0, x->nrounds, m, v, k, CS_CONF, &b) ||
-	    stats_between_runs(m0, v0, x->nrounds, m, v, k,
-			       1 - (1 - CS_CONF) / family, &j))
+	for (c = 0; c < CS_NCOV; c++) {
+		x->cov_kept[c] = false;
+		x->cov_slope[c] = 0;
+	}
+	if (x->nrounds < 2)
 		return;
-	x->ratio = exp(m0);
-	x->rounds_lo = exp(r.lo);
-	x->rounds_hi = exp(r.hi);
-	x->lo = exp(j.rlo);
-	x->hi = exp(j.rhi);
-	x->df = j.rdf;
-	x->elo = exp(b.rlo);
-	x->ehi = exp(b.rhi);
-	x->mlo = exp(b.lo);
-	x->mhi = exp(b.hi);
-	x->tau = sqrt(b.tau2);
+	/* centred over the rounds taken: the intercept is their mean log */
+	for (k = 0; k < x->nrounds; k++) {
+		mt += x->round_id[k];
+		mp += x->round_id[k] % 2;
+	}
+	mt /= x->nrounds;
+	mp /= x->nrounds;
+	for (k = 0; k < x->nrounds; k++) {
+		if (!(x->per_round[k] > 0) || !isfinite(x->per_round[k]))
+			return;
+		u[k] = (struct effect_unit) {
+			.id = x->round_id[k],
+			.d = log(x->per_round[k]),
+			.nblocks = 1,
+			.x = { x->round_id[k] - mt, x->round_id[k] % 2 - mp },
+		};
+	}
+	if (effect_fit(u, x->nrounds, CS_NCOV, CS_CONF, &f) ||
+	    effect_fit(u, x->nrounds, CS_NCOV,
+		       effect_joint_conf(CS_CONF, family), &j))
+		return;
+	x->ratio = f.ratio;
+	x->lo = f.lo;
+	x->hi = f.hi;
+	x->jlo = j.lo;
+	x->jhi = j.hi;
+	x->df = f.df;
+	x->unit_sd = f.unit_sd;
+	for (c = 0; c < CS_NCOV; c++) {
+		x->cov_kept[c] = f.kept[c];
+		x->cov_slope[c] = f.slope[c];
+	}
+}
+
+void ratio_stats_family(struct ratio_stats *q, size_t n, unsigned int family,
+			bool derived)
+{
+	unsigned int p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		for (p = 0; p < CS_NPCT; p++) {
+			q[i].pct[p].derived = derived;
+			ratio_pct_intervals(&q[i].pct[p], family);
+		}
 }
 
 void ratio_stats_build(struct ratio_stats *q)
@@ -266,7 +301,7 @@ void ratio_stats_build(struct ratio_stats *q)
 			x->per_round[x->nrounds++] = in->round[b].pct[p] /
 						     de->round[a].pct[p];
 		}
-		ratio_pct_intervals(x, NULL, NULL, 0, 1);
+		ratio_pct_intervals(x, 1);
 	}
 }
 

@@ -9,8 +9,9 @@
  *   p50's 95% t interval over the rounds' p50s; median phases.
  * - per (size, direction) with both modes: for p50, p90 and p99 the
  *   ratio inplace/destructive of every round, their geometric mean, the
- *   95% intervals of struct ratio_pct (from the rounds; bench/report/history.h
- *   adds the spread between earlier runs), and the ratio of the pooled
+ *   95% intervals of struct ratio_pct (from this run's rounds alone;
+ *   earlier runs are only listed beside them, bench/report/history.h),
+ *   and the ratio of the pooled
  *   percentiles. A tail ratio (p90, p99) is "shown" only
  *   when at least STATS_TAIL_MIN samples lie beyond that percentile in
  *   each mode: fewer make it a coin toss.
@@ -71,30 +72,35 @@ struct cell_stats {
 	uint64_t tsc_khz;
 };
 
-#define HISTORY_MAX	32	/* earlier runs an interval takes in */
-/*
- * earlier runs a between-run term needs: from fewer, its variance is
- * so uncertain (t with 1 or 2 df at the joint level: 19 to 450) that
- * the interval says nothing; the rounds' interval is given instead,
- * and said to lack the term
- */
-#define HISTORY_MIN	3
+#define HISTORY_MAX	32	/* earlier runs listed beside a ratio */
+/* the covariates of a ratio's fit: the round's time and its parity */
+enum cs_cov { CS_COV_TIME, CS_COV_PARITY, CS_NCOV };
+extern const char *const cs_cov_name[CS_NCOV];
 
 struct ratio_pct {
-	double ratio;			/* geometric mean over rounds */
 	/*
-	 * 95% intervals (stats_between_runs()), NaN below 2 rounds:
-	 * lo..hi, the one shown: where a repeat run of the same build on
-	 * the same machine lands, jointly for the family of ratios of the
-	 * run (Bonferroni: each at 1 - 0.05 / family); elo..ehi: the same
-	 * for this ratio alone; mlo..mhi: the machine's ratio;
-	 * rounds_lo..rounds_hi: over this run's rounds alone
+	 * exp of the fit's intercept: with the covariates centred, the
+	 * geometric mean of the per-round ratios
 	 */
-	double lo, hi, elo, ehi, mlo, mhi, rounds_lo, rounds_hi;
-	double tau;			/* between-run sd (log); 0 without */
-	unsigned int df;		/* of lo..hi */
-	unsigned int family;		/* ratios whose lo..hi hold jointly */
-	unsigned int nearlier;		/* earlier runs taken in */
+	double ratio;
+	/*
+	 * The 95% CI of this configuration's ratio on this host, from this
+	 * run alone (lib/stats/effect.h): the log per-round ratios, one
+	 * unit per round, fitted on the round's time (a drift along the
+	 * run) and its parity (which kernel, which mode and which phase ran
+	 * first alternate by round); t with n - 1 - covariates kept df.
+	 * jlo..jhi: at the level where all family ratios of the run hold
+	 * jointly (Bonferroni). NaN below 2 rounds. No earlier run enters.
+	 */
+	double lo, hi, jlo, jhi;
+	unsigned int df;
+	unsigned int family;		/* estimated ratios, derived ones not */
+	bool derived;			/* a quotient of two estimated ones */
+	bool cov_kept[CS_NCOV];
+	double cov_slope[CS_NCOV];	/* log ratio per round, per parity */
+	double unit_sd;			/* residual sd of the rounds (log) */
+	/* earlier runs (--history): listed for repeatability, in no CI */
+	unsigned int nearlier;
 	const char *earlier_name[HISTORY_MAX];
 	double earlier[HISTORY_MAX];	/* their ratios */
 	double pooled;			/* pooled inplace / pooled destructive */
@@ -133,13 +139,15 @@ void run_stats_free(struct run_stats *rs);
  * den, de and in set by the caller)
  */
 void ratio_stats_build(struct ratio_stats *q);
+/* x's intervals from its per-round ratios; jlo..jhi over family >= 1 */
+void ratio_pct_intervals(struct ratio_pct *x, unsigned int family);
 /*
- * x's intervals from its per-round ratios and k earlier runs' mean log
- * ratio m[] and its variance v[] (k == 0: from the rounds alone); lo..hi
- * joint over family >= 1 ratios
+ * The joint intervals of q[0..n) over family estimated ratios (the
+ * run's p50 ratios, derived ones not counted); derived: q are
+ * quotients of two others (inplace over gmem)
  */
-void ratio_pct_intervals(struct ratio_pct *x, const double *m,
-			 const double *v, size_t k, unsigned int family);
+void ratio_stats_family(struct ratio_stats *q, size_t n, unsigned int family,
+			bool derived);
 const struct cell_stats *run_stats_cell(const struct run_stats *rs,
 					enum conv_mode m, uint64_t size,
 					enum conv_dir d);

@@ -265,31 +265,26 @@ static int earlier_of(const struct history *h, size_t run,
 	return stats_log_mean_var(r, n, m, v);
 }
 
-void history_apply(const struct history *h, enum history_list list,
-		   struct ratio_stats *q, size_t n, unsigned int family)
+void history_list(const struct history *h, enum history_list list,
+		  struct ratio_stats *q, size_t n)
 {
-	double m[HISTORY_MAX], v[HISTORY_MAX];
+	double m, v;
 	unsigned int p;
 	size_t i, run;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; h && i < n; i++) {
 		for (p = 0; p < CS_NPCT; p++) {
 			struct ratio_pct *x = &q[i].pct[p];
 			size_t k = 0;
 
-			if (x->nrounds < 2)
-				continue;
-			for (run = 0; h && run < h->nruns; run++) {
-				if (earlier_of(h, run, list, &q[i], p, &m[k],
-					       &v[k]))
+			for (run = 0; run < h->nruns; run++) {
+				if (earlier_of(h, run, list, &q[i], p, &m, &v))
 					continue;
 				x->earlier_name[k] = h->name[run];
-				x->earlier[k] = exp(m[k]);
+				x->earlier[k] = exp(m);
 				k++;
 			}
 			x->nearlier = k;
-			ratio_pct_intervals(x, m, v, k >= HISTORY_MIN ? k : 0,
-					    family);
 		}
 	}
 }
@@ -318,7 +313,8 @@ void history_json(struct jsonw *w, void *arg)
 	jsonw_kv_u64(w, "other_arguments", h->nargs);
 	jsonw_kv_u64(w, "unreadable", h->nbad);
 	jsonw_kv_u64(w, "older_not_taken", h->nolder);
-	jsonw_kv_u64(w, "needed_for_a_between_run_term", HISTORY_MIN);
+	jsonw_kv_str(w, "use", "listed beside each ratio (earlier_runs) "
+		     "for repeatability; no interval takes them in");
 	jsonw_obj_close(w);
 }
 

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * convbench --merge ... --history=ROOT: the earlier runs in ROOT (make
- * bench's results/) of the same build and method on the same machine,
- * for the between-run term of the ratios' intervals.
- *
- * Rounds are fresh VMs, shuffled and interleaved, but the rounds of one
- * run share the host's state of those minutes: two runs of one commit
- * differ by more than either run's rounds spread (measured: 2-5% on
- * ratios whose 5-round intervals were +-2%). How far runs move can only
- * be seen across runs, so each earlier run's summary.json gives, per
- * ratio and percentile, the mean and variance of its per-round log
- * ratios, and stats_between_runs() (lib/stats/stats.h) turns them and this
- * run's into the intervals of struct ratio_pct; from HISTORY_MIN
- * earlier runs on (bench/report/cellstats.h), below that the intervals are
- * the rounds' and the earlier runs are only listed.
+ * bench's results/) of the same build and method, listed beside each
+ * ratio (the geometric mean of their per-round ratios) so that a reader
+ * sees how far runs move. Repeatability only: no interval takes them
+ * in. A ratio's interval is this run's alone (bench/report/cellstats.h):
+ * under TCG a run's ratio belongs to the host and the minutes it ran
+ * in, and widening by earlier runs made intervals that no real change
+ * could leave.
  *
  * "The same" is: equal kernel release, series, config and kernel keys, QEMU version,
  * accelerator, CPU model and CPU count in the provenance, and the same
@@ -21,7 +15,9 @@
  * --out (the workload, not how it was split); for the ratios against
  * gmem also the gmem run's (ROOT/RUN/gmem/summary.json). Runs that
  * differ are counted and left out, unreadable ones are said on stderr;
- * the newest HISTORY_MAX are taken.
+ * the newest HISTORY_MAX are taken. The CPU in the provenance is the
+ * one the guest sees (under TCG, QEMU's emulated model), so runs from
+ * another host can match: another reason they stay out of intervals.
  */
 #ifndef CONVBENCH_HISTORY_H
 #define CONVBENCH_HISTORY_H
@@ -60,13 +56,10 @@ struct history {
  */
 int history_load(struct history *h, const char *root, const char *self,
 		 const struct jv *prov, const struct jv *gprov);
-/*
- * the intervals of q[0..n): by the earlier runs' spread (none when h is
- * NULL), lo..hi jointly over family ratios
- */
-void history_apply(const struct history *h, enum history_list list,
-		   struct ratio_stats *q, size_t n, unsigned int family);
-/* summary.json's "history": which runs the intervals took in */
+/* the earlier runs' ratios beside q[0..n) (none when h is NULL) */
+void history_list(const struct history *h, enum history_list list,
+		  struct ratio_stats *q, size_t n);
+/* summary.json's "history": which runs are listed */
 void history_json(struct jsonw *w, void *arg);
 void history_free(struct history *h);
 

@@ -208,12 +208,12 @@ void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
 	if (!n)
 		return;
 	fprintf(f, "\n%s/%s over rounds (geometric mean of the "
-		"per-round ratios; 95%% CI: where a repeat run lands, all "
-		"p50 ratios jointly, from the rounds and the earlier runs "
-		"of --history; a tail ratio only where >= %d samples lie "
-		"beyond it in each mode):\n",
+		"per-round ratios; 95%% CI of this run's ratio from its own "
+		"rounds, a drift along the run and the round's parity "
+		"fitted; joint: all %u p50 ratios at once; a tail ratio only "
+		"where >= %d samples lie beyond it in each mode):\n",
 		conv_mode_name(ratios[0].num), conv_mode_name(ratios[0].den),
-		STATS_TAIL_MIN);
+		ratios[0].pct[CS_P50].family, STATS_TAIL_MIN);
 	for (i = 0; i < n; i++) {
 		const struct ratio_stats *q = &ratios[i];
 
@@ -236,12 +236,13 @@ void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
 			if (isnan(x->lo))
 				fprintf(f, " (CI n/a: %u round)", x->nrounds);
 			else
-				fprintf(f, " (%.3f..%.3f)", x->lo, x->hi);
+				fprintf(f, " (%.3f..%.3f, joint %.3f..%.3f)",
+					x->lo, x->hi, x->jlo, x->jhi);
 			fprintf(f, "  rounds");
 			for (k = 0; k < x->nrounds; k++)
 				fprintf(f, " %.3f", x->per_round[k]);
 			if (x->nearlier)
-				fprintf(f, "  earlier runs");
+				fprintf(f, "  earlier runs (in no CI)");
 			for (k = 0; k < x->nearlier; k++)
 				fprintf(f, " %.3f", x->earlier[k]);
 			fprintf(f, "\n");
@@ -320,8 +321,10 @@ int report_finish(struct report *r, const struct cell_result *res,
 		return err;
 	}
 	job.rs = &rs;
-	history_apply(r->history, HIST_INPLACE_DE, rs.ratios, rs.nratios,
-		      r->family ? r->family : (unsigned int)rs.nratios);
+	ratio_stats_family(rs.ratios, rs.nratios,
+			   r->family ? r->family : (unsigned int)rs.nratios,
+			   false);
+	history_list(r->history, HIST_INPLACE_DE, rs.ratios, rs.nratios);
 	switch (r->env->format) {
 	case FORMAT_TEXT:
 		print_summary_text(r->out, r, &rs);

@@ -115,14 +115,23 @@ void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q)
 		jsonw_kv_double(w, "ci95_lo", x->lo);
 		jsonw_kv_double(w, "ci95_hi", x->hi);
 		jsonw_kv_u64(w, "ci95_df", x->df);
-		jsonw_kv_u64(w, "ci95_family", x->family);
-		jsonw_kv_double(w, "each_ci95_lo", x->elo);
-		jsonw_kv_double(w, "each_ci95_hi", x->ehi);
-		jsonw_kv_double(w, "machine_ci95_lo", x->mlo);
-		jsonw_kv_double(w, "machine_ci95_hi", x->mhi);
-		jsonw_kv_double(w, "rounds_ci95_lo", x->rounds_lo);
-		jsonw_kv_double(w, "rounds_ci95_hi", x->rounds_hi);
-		jsonw_kv_double(w, "between_runs_sd_log", x->tau);
+		jsonw_kv_str(w, "ci95_units", "rounds");
+		jsonw_key(w, "ci95_covariates");
+		jsonw_arr_open(w);
+		for (k = 0; k < CS_NCOV; k++) {
+			if (!x->cov_kept[k])
+				continue;
+			jsonw_obj_open(w);
+			jsonw_kv_str(w, "name", cs_cov_name[k]);
+			jsonw_kv_double(w, "slope_log", x->cov_slope[k]);
+			jsonw_obj_close(w);
+		}
+		jsonw_arr_close(w);
+		jsonw_kv_double(w, "unit_sd_log", x->unit_sd);
+		jsonw_kv_double(w, "joint_ci95_lo", x->jlo);
+		jsonw_kv_double(w, "joint_ci95_hi", x->jhi);
+		jsonw_kv_u64(w, "joint_family", x->family);
+		jsonw_kv_bool(w, "derived", x->derived);
 		jsonw_key(w, "earlier_runs");
 		jsonw_arr_open(w);
 		for (k = 0; k < x->nearlier; k++) {
@@ -169,29 +178,27 @@ static void json_method(struct jsonw *w, const struct report *r)
 		     "fresh VM");
 	jsonw_kv_str(w, "ratio", "geometric mean of the per-round ratios "
 		     "inplace/destructive of a percentile");
-	jsonw_kv_str(w, "ci", "a ratio's ci95: where a repeat run of this "
-		     "build on this machine lands (a prediction interval), "
-		     "jointly: the run's ci95_family p50 ratios of the repeat "
-		     "run all lie inside theirs with 95% (Bonferroni: each at "
-		     "1 - 0.05/family, so each alone with more); tail ratios "
-		     "at the same level. Each is the log of the geometric mean "
-		     "-/+ t(ci95_df) sqrt(v0 + ve + 2 tau2): v0 the variance of "
-		     "this run's mean log per-round ratio (s^2/rounds), ve the "
-		     "mean of that over the earlier runs of the history "
-		     "section (v0 without any), tau2 the variance between "
-		     "runs (Hedges' moment estimate over this and the earlier "
-		     "runs: the variance of their means less their mean v, at "
-		     "least 0; between_runs_sd_log is its root), df by "
-		     "Welch-Satterthwaite, rounded down. each_ci95: the same "
-		     "at 95% for the ratio alone. machine_ci95: the 95% CI of "
-		     "the machine's ratio, -/+ t sqrt(v0 + tau2). rounds_ci95: "
-		     "the t interval over this run's rounds alone. With fewer "
-		     "earlier runs than history.needed_for_a_between_run_term "
-		     "tau2 is unknown and taken as 0 (the earlier runs are "
-		     "listed, not used). A cell's p50 "
-		     "interval is over this run's rounds (absolute times move "
-		     "with the machine between runs); rounds, not samples, are "
-		     "the independent units");
+	jsonw_kv_str(w, "ci", "a ratio's ci95: the 95% confidence interval "
+		     "of this configuration's ratio on this host, from this "
+		     "run alone (lib/stats/effect.h): one unit per round (a "
+		     "fresh boot; the gmem ratios pair the round's two boots), "
+		     "the log of the per-round ratios fitted by least squares "
+		     "on the round's number (a drift along the run, estimated "
+		     "at its middle) and its parity (which kernel, mode and "
+		     "phase ran first alternate by round), each covariate kept "
+		     "only while the residual df stays >= 3 (ci95_covariates); "
+		     "exp(intercept -/+ t(ci95_df) se), ci95_df = rounds - 1 - "
+		     "covariates. With the covariates centred the intercept is "
+		     "the geometric mean of the per-round ratios. joint_ci95: "
+		     "the same at 1 - 0.05/joint_family, so that all the run's "
+		     "estimated p50 ratios hold at once; inplace/gmem is the "
+		     "quotient of two of them (derived) and not counted. No "
+		     "earlier run enters any interval: under TCG a ratio "
+		     "belongs to the host and the minutes it ran in; "
+		     "earlier_runs (--history) are listed for repeatability "
+		     "only. A cell's p50 interval is the t interval over this "
+		     "run's rounds; rounds, not samples, are the independent "
+		     "units");
 	jsonw_kv_u64(w, "tail_min_beyond", STATS_TAIL_MIN);
 	jsonw_kv_str(w, "percentiles", "numpy 'linear' over the pooled "
 		     "samples; X_beyond: samples strictly above X");
