@@ -9,9 +9,9 @@
 # a clock check per boot, then convbench --merge of each kernel's boots
 # into a new results/<date>-<kernel>-<series>/ folder (never reused), the
 # gmem boots' in its gmem/ subfolder with their own summary and
-# provenance, and the 6.1 merge's ratios against gmem (round by round),
-# its intervals widened by the spread of the earlier runs of the same
-# build in results/ (bench/report/history.h).
+# provenance, and the 6.1 merge's ratios against gmem (round by round).
+# Every interval is this run's own (bench/report/cellstats.h): earlier
+# runs in results/ enter none; comparing runs is repeatability, apart.
 #
 #   bench/vm/run-bench.sh [--rounds R] [--iterations N] [--sizes LIST]
 #                      [--out-root DIR]
@@ -277,9 +277,7 @@ if has gmem; then
 	[ "$gfailed" != "$rounds" ] || mrc=1
 fi
 if has v5; then
-	# the earlier runs in $root of this build widen the intervals
-	merge "$work/boots" "$run" "$kdir" "$failed" "${gmem_run[@]}" \
-		--history="$root" || mrc=$?
+	merge "$work/boots" "$run" "$kdir" "$failed" "${gmem_run[@]}" || mrc=$?
 	[ "$failed" != "$rounds" ] || mrc=1
 fi
 if [ "$mrc" != 0 ]; then
