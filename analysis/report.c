@@ -25,6 +25,7 @@
 
 #include "atomic_file.h"
 #include "plotdata.h"
+#include "repeat.h"
 #include "sections.h"
 #include "text.h"
 #include "threeway.h"
@@ -38,11 +39,16 @@ static const char usage[] =
 "hyperfine.json's whole-run timings).\n"
 "\n"
 "  --plot-data   write RUN_FOLDER/plots/data/ for analysis/*.gp instead\n"
+"  --repeat=ROOT add a repeatability section: the runs in ROOT (make\n"
+"                bench's results/) of this run's identity on the host,\n"
+"                each p50 ratio's values, spread and agreement (no CI\n"
+"                takes them in); runs of another identity listed\n"
+"  --margin=PCT  the equivalence margin of --repeat (default 5)\n"
 "  -q, --quiet   do not print the report, only write it\n"
 "  -h, --help    this text\n"
 "\n"
 "Exit status: 0 ok, 1 no summary.json, no cells in it, or the report\n"
-"could not be written, 2 bad usage.\n";
+"could not be written, 2 bad usage (or --repeat's folder unreadable).\n";
 
 /* drop the marketing from a CPU name: (R), (TM), "CPU", "@ 2.90GHz" */
 static void short_cpu(char *s)
@@ -318,11 +324,16 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "plot-data", no_argument, NULL, 'P' },
+		{ "repeat", required_argument, NULL, 'R' },
+		{ "margin", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	bool quiet = false, plot = false;
+	const char *repeat = NULL;
+	double margin = 5;
+	char *end;
 	char err[512], *text = NULL;
 	struct run r, g;
 	bool have_g;
@@ -338,6 +349,20 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = true;
+			break;
+		case 'R':
+			repeat = optarg;
+			break;
+		case 'M':
+			errno = 0;
+			margin = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(margin > 0) ||
+			    margin >= 100) {
+				fprintf(stderr, "convreport: --margin expects a "
+					"percentage above 0 and below 100, got "
+					"'%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -387,6 +412,14 @@ int main(int argc, char **argv)
 	if (have_g)
 		threeway_functions(f, &r, &g);
 	print_hyperfine(f, &r);
+	if (repeat && repeat_section(f, &r, repeat, margin, err,
+				     sizeof(err))) {
+		fclose(f);
+		free(text);
+		fprintf(stderr, "convreport: %s\n", err);
+		ret = 2;
+		goto out_code;
+	}
 	if (fclose(f)) {
 		perror("convreport");
 		ret = 1;
@@ -397,8 +430,10 @@ int main(int argc, char **argv)
 		fwrite(text, 1, len, stdout);
 	free(text);
 out:
+	ret = ret ? 1 : 0;
+out_code:
 	if (have_g)
 		threeway_free(&g);
 	run_free(&r);
-	return ret ? 1 : 0;
+	return ret;
 }

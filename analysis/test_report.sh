@@ -514,6 +514,50 @@ grep -o '"gmem_over_destructive":.*' "$tmp/g3.json" | grep -qE '^"gmem_over_dest
 	grep -q "'joint': all 8 estimated p50 ratios at once" "$tmp/g3rep"
 tap_ok $? "joint CIs over the 8 estimated ratios; in/gm derived, not counted"
 
+# --- repeatability, apart: convreport --repeat=ROOT. meta.json (make
+# bench writes it) gives each run's identity on the host: a, b and e
+# share this run's, c's host CPU differs, f has none, d is unreadable
+meta() {	# DIR HOST_CPU
+	cat > "$1/meta.json" <<EOF
+{ "vm": { "accel_opt": "tcg,thread=multi", "cpu": "EPYC,+svm,+npt",
+  "qemu_version": "QEMU emulator version 7.2.22", "host_kernel": "6.1.0-test",
+  "cpus": "2", "mem_mb": "4096" },
+  "rounds": 2, "iterations_per_round": 60, "convbench_git": "abc1234",
+  "kernel_cache_key": "k1", "host_cpu": "$2", "host_cpus": 2, "host_virt": "no" }
+EOF
+}
+for e in 2026-12-01-100000-a 2026-12-01-110000-b 2026-12-01-140000-e; do
+	meta "$hroot/$e" "Test CPU"
+done
+meta "$hroot/2026-12-01-120000-c" "Other CPU"
+meta "$hrun" "Test CPU"
+"$CR" -q --repeat="$hroot" "$hrun" > /dev/null 2> "$tmp/rep.err"
+rc=$?
+sed -n '/^Repeatability/,$p' "$hrun/report.txt" > "$tmp/repeat.txt"
+sed 's/^/# /' "$tmp/repeat.txt" | head -n 16
+[ $rc -eq 0 ] && grep -q '^  e1: 2026-12-01-140000-e$' "$tmp/repeat.txt" &&
+	grep -q '^  e3: 2026-12-01-100000-a$' "$tmp/repeat.txt" &&
+	[ "$(grep -cE '^  in/de 4K to-shared +0\.700  0\.665  0\.770  0\.630  22\.2% no +[0-9]+/12$' "$tmp/repeat.txt")" -eq 1 ]
+tap_ok $? "--repeat: this run and its 3 earlier of the same identity, newest first, spread 22.2%, not within +-5% ($rc)"
+grep -q '^  2026-12-01-120000-c: host CPU Other CPU, not Test CPU$' "$tmp/repeat.txt" &&
+	grep -q '^  2026-12-01-150000-f: host CPU (no meta.json), not Test CPU$' "$tmp/repeat.txt" &&
+	grep -q '^1 run with an unreadable summary.json$' "$tmp/repeat.txt" &&
+	! grep -q '2026-12-03-140000-x' "$tmp/repeat.txt"
+tap_ok $? "--repeat: runs of another identity named with what differs, the unreadable one counted, itself never taken"
+# a margin of 25% holds all four; the ratio's CI is the run's own
+ci0=$(grep -m1 '^  in/de p50   0.700  95% CI' "$hrun/report.txt" | awk '{ print $6 }')
+"$CR" -q --repeat="$hroot" --margin=25 "$hrun" > /dev/null 2>&1 &&
+	grep -qE '^  in/de 4K to-shared +0\.700  0\.665  0\.770  0\.630  22\.2% yes' "$hrun/report.txt" &&
+	[ -n "$ci0" ] && [ "$(grep -m1 '^  in/de p50   0.700  95% CI' "$rep" | awk '{ print $6 }')" = "$ci0" ]
+tap_ok $? "--repeat --margin=25: every run within it; the ratio's CI the same as without earlier runs ($ci0)"
+"$CR" -q --repeat="$tmp/nowhere" "$hrun" > /dev/null 2> "$tmp/rep2.err"
+rc=$?
+"$CR" -q --repeat="$hroot" --margin=abc "$hrun" > /dev/null 2> "$tmp/rep3.err"
+rc2=$?
+[ $rc -eq 2 ] && grep -q -- '--repeat=.*nowhere: No such file' "$tmp/rep2.err" &&
+	[ $rc2 -eq 2 ] && grep -q -- "--margin expects a percentage above 0 and below 100, got 'abc'" "$tmp/rep3.err"
+tap_ok $? "--repeat on a missing folder, --margin=abc: exit 2, said ($rc, $rc2)"
+
 # --- the other ways in, and the ways out
 make -s -C "$TOP" --no-print-directory report RUN="$run" > "$tmp/make.out" 2>&1
 rc=$?

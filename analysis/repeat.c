@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Repeatability across runs of one identity: see repeat.h */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "repeat.h"
+#include "text.h"
+#include "units.h"
+
+#define REPEAT_MAX	64	/* runs of the identity taken, newest */
+#define REPEAT_SHOWN	3	/* earlier runs with a column of their own */
+
+/* what makes two runs comparable, each read from meta.json */
+static const struct {
+	const char *label;
+	const char *obj;	/* NULL: meta.json's top level */
+	const char *key;
+} id_field[] = {
+	{ "host CPU", NULL, "host_cpu" },
+	{ "host CPUs", NULL, "host_cpus" },
+	{ "host virtualised", NULL, "host_virt" },
+	{ "host kernel", "vm", "host_kernel" },
+	{ "QEMU", "vm", "qemu_version" },
+	{ "accelerator", "vm", "accel_opt" },
+	{ "emulated CPU", "vm", "cpu" },
+	{ "vCPUs", "vm", "cpus" },
+	{ "memory", "vm", "mem_mb" },
+	{ "convbench", NULL, "convbench_git" },
+	{ "kernel", NULL, "kernel_cache_key" },
+	{ "rounds", NULL, "rounds" },
+	{ "conversions", NULL, "iterations_per_round" },
+};
+#define NFIELDS	(sizeof(id_field) / sizeof(id_field[0]))
+/* two more: gmem's kernel (gmem/meta.json) and the sizes (summary.json) */
+#define NID	(NFIELDS + 2)
+
+struct ident {
+	char v[NID][160];
+};
+
+static const char *id_label(unsigned int i)
+{
+	return i < NFIELDS ? id_field[i].label :
+	       i == NFIELDS ? "gmem kernel" : "sizes";
+}
+
+static void jv_text(const struct jv *v, char *buf, size_t len)
+{
+	const char *s = jv_str(v, NULL);
+
+	if (s)
+		snprintf(buf, len, "%s", s);
+	else if (v && !isnan(jv_num(v, NAN)))
+		snprintf(buf, len, "%.17g", jv_num(v, NAN));
+	else
+		snprintf(buf, len, "?");
+}
+
+/* dir's identity; 0, or -errno when it has no readable meta.json */
+static int ident_load(const char *dir, const struct run *r, struct ident *id)
+{
+	char path[PATH_MAX], err[256], sz[32];
+	struct jv *meta, *gmeta;
+	unsigned int i;
+	size_t k, at = 0;
+
+	snprintf(path, sizeof(path), "%s/meta.json", dir);
+	meta = jsonr_load(path, err, sizeof(err));
+	if (!meta)
+		return -ENOENT;
+	for (i = 0; i < NFIELDS; i++) {
+		const struct jv *o = id_field[i].obj ?
+				     jv_get(meta, id_field[i].obj) : meta;
+
+		jv_text(jv_get(o, id_field[i].key), id->v[i], sizeof(id->v[i]));
+	}
+	jsonr_free(meta);
+	snprintf(path, sizeof(path), "%s/gmem/meta.json", dir);
+	gmeta = jsonr_load(path, err, sizeof(err));
+	if (gmeta)
+		jv_text(jv_get(gmeta, "kernel_cache_key"), id->v[NFIELDS],
+			sizeof(id->v[NFIELDS]));
+	else
+		snprintf(id->v[NFIELDS], sizeof(id->v[NFIELDS]), "none");
+	jsonr_free(gmeta);
+	id->v[NFIELDS + 1][0] = '\0';
+	for (k = 0; k < r->nsizes; k++)
+		at += snprintf(id->v[NFIELDS + 1] + at,
+			       at < sizeof(id->v[0]) ? sizeof(id->v[0]) - at : 0,
+			       "%s%s", k ? "," : "",
+			       size_str(r->sizes[k], sz, sizeof(sz)));
+	return 0;
+}
+
+/* the first field where a and b differ, or -1 */
+static int ident_diff(const struct ident *a, const struct ident *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < NID; i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return (int)i;
+	return -1;
+}
+
+static const char *const list_key[3] = {
+	"ratios_inplace_over_destructive", "gmem_over_destructive",
+	"inplace_over_gmem",
+};
+static const char *const list_label[3] = { "in/de", "gm/de", "in/gm" };
+
+static const struct jv *list_of(const struct run *r, unsigned int l)
+{
+	return l ? jv_get(jv_get(r->sum, "ratios_against_gmem"), list_key[l]) :
+		   jv_get(r->sum, list_key[0]);
+}
+
+/* the p50 of (list l, size, direction) in r, or NULL */
+static const struct jv *p50_of(const struct run *r, unsigned int l,
+			       const char *size, const char *dir)
+{
+	const struct jv *q = list_of(r, l);
+	size_t i;
+
+	for (i = 0; i < jv_len(q); i++) {
+		const struct jv *x = jv_at(q, i);
+
+		if (!strcmp(jv_str(jv_get(x, "size"), ""), size) &&
+		    !strcmp(jv_str(jv_get(x, "direction"), ""), dir))
+			return jv_get(x, "p50");
+	}
+	return NULL;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+struct peers {
+	struct run run[REPEAT_MAX];	/* oldest first */
+	char *name[REPEAT_MAX];
+	size_t n;
+	size_t nother, nbad, nolder;
+	char other[8][200];		/* the first few: name and what differs */
+};
+
+static void peers_free(struct peers *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		run_free(&p->run[i]);
+		free(p->name[i]);
+	}
+}
+
+static int peers_load(struct peers *p, const struct run *r,
+		      const struct ident *me, const char *root, char *err,
+		      size_t errlen)
+{
+	char self[PATH_MAX], path[PATH_MAX], other[PATH_MAX + 16], e[256];
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	struct ident id;
+	DIR *d;
+	int k;
+
+	memset(p, 0, sizeof(*p));
+	if (!realpath(r->dir, self))
+		snprintf(self, sizeof(self), "%s", r->dir);
+	d = opendir(root);
+	if (!d) {
+		snprintf(err, errlen, "--repeat=%s: %s", root, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			char **m = realloc(names, (cap = cap ? 2 * cap : 64) *
+					   sizeof(*names));
+
+			if (!m)
+				break;
+			names = m;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_name);
+	/* newest last: walk from the end, keep REPEAT_MAX */
+	for (i = n; i-- > 0;) {
+		struct run o;
+
+		snprintf(path, sizeof(path), "%s/%s", root, names[i]);
+		if (!realpath(path, other) || !strcmp(other, self))
+			continue;
+		snprintf(other, sizeof(other), "%s/summary.json", path);
+		if (access(other, R_OK))
+			continue;	/* not a run */
+		if (run_load(&o, path, e, sizeof(e))) {
+			p->nbad++;
+			continue;
+		}
+		memset(&id, 0, sizeof(id));
+		if (ident_load(path, &o, &id))
+			snprintf(id.v[0], sizeof(id.v[0]), "(no meta.json)");
+		k = ident_diff(me, &id);
+		if (k >= 0) {
+			if (p->nother < 8)
+				snprintf(p->other[p->nother],
+					 sizeof(p->other[0]), "%s: %s %s, not %s",
+					 names[i], id_label(k), id.v[k],
+					 me->v[k]);
+			p->nother++;
+			run_free(&o);
+			continue;
+		}
+		if (p->n == REPEAT_MAX) {
+			p->nolder++;
+			run_free(&o);
+			continue;
+		}
+		p->run[p->n] = o;
+		p->name[p->n++] = strdup(names[i]);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	/* oldest first */
+	for (i = 0; i < p->n / 2; i++) {
+		struct run t = p->run[i];
+		char *s = p->name[i];
+
+		p->run[i] = p->run[p->n - 1 - i];
+		p->run[p->n - 1 - i] = t;
+		p->name[i] = p->name[p->n - 1 - i];
+		p->name[p->n - 1 - i] = s;
+	}
+	return 0;
+}
+
+/* one ratio's row over this run (index 0) and the peers */
+static void row(FILE *f, const struct run *r, const struct peers *p,
+		unsigned int l, const char *size, const char *dir,
+		double margin, unsigned int *nrows, unsigned int *nwithin)
+{
+	double v[REPEAT_MAX + 1], lo[REPEAT_MAX + 1], hi[REPEAT_MAX + 1];
+	double mn = INFINITY, mx = 0, glog = 0;
+	unsigned int n = 0, in = 0, pairs = 0, i, j, shown;
+	bool within = true;
+	char buf[200], label[48];
+	int at;
+
+	for (i = 0; i <= p->n; i++) {
+		const struct jv *x = p50_of(i ? &p->run[p->n - i] : r, l,
+					    size, dir);
+		double x0 = jv_num(jv_get(x, "ratio"), NAN);
+
+		if (!(x0 > 0)) {
+			if (!i)
+				return;
+			continue;
+		}
+		v[n] = x0;
+		lo[n] = jv_num(jv_get(x, "ci95_lo"), NAN);
+		hi[n] = jv_num(jv_get(x, "ci95_hi"), NAN);
+		mn = fmin(mn, x0);
+		mx = fmax(mx, x0);
+		glog += log(x0);
+		n++;
+	}
+	glog /= n;
+	for (i = 0; i < n; i++)
+		within &= fabs(v[i] / exp(glog) - 1) <= margin / 100;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j && !isnan(lo[j])) {
+				pairs++;
+				in += v[i] >= lo[j] && v[i] <= hi[j];
+			}
+	snprintf(label, sizeof(label), "%s %s %s", list_label[l], size, dir);
+	at = snprintf(buf, sizeof(buf), "  %-20s", label);
+	shown = n < REPEAT_SHOWN + 1 ? n : REPEAT_SHOWN + 1;
+	for (i = 0; i < REPEAT_SHOWN + 1; i++)
+		at += snprintf(buf + at, sizeof(buf) - at, i < shown ?
+			       " %6.3f" : "       ", v[i]);
+	if (n > 1)
+		snprintf(buf + at, sizeof(buf) - at, " %5.1f%% %-3s %3u/%u",
+			 100 * (mx / mn - 1), within ? "yes" : "no", in, pairs);
+	text_line(f, "%s", buf);
+	(*nrows)++;
+	*nwithin += n > 1 && within;
+}
+
+int repeat_section(FILE *f, const struct run *r, const char *root,
+		   double margin, char *err, size_t errlen)
+{
+	struct ident me;
+	struct peers *p = calloc(1, sizeof(*p));
+	unsigned int l, nrows = 0, nwithin = 0;
+	char buf[8192];
+	size_t i, k;
+	int e;
+
+	if (!p)
+		return -ENOMEM;
+	if (ident_load(r->dir, r, &me)) {
+		/* a run without meta.json (convbench alone): nothing to match */
+		fputc('\n', f);
+		text_line(f, "Repeatability");
+		text_wrap(f, "", "", "this run has no meta.json (make bench "
+			  "writes it): its identity on the host is unknown, so "
+			  "no run is compared with it");
+		free(p);
+		return 0;
+	}
+	e = peers_load(p, r, &me, root, err, errlen);
+	if (e) {
+		free(p);
+		return e;
+	}
+	fputc('\n', f);
+	text_line(f, "Repeatability (apart: no CI above takes other runs in)");
+	snprintf(buf, sizeof(buf), "runs in %s of this run's identity: "
+		 "host CPU %s x %s (virtualised: %s), host kernel %s, %s, "
+		 "%s, CPU %s, convbench %s, kernel %s, gmem kernel %s, %s "
+		 "rounds of %s, sizes %s. Margin: +-%.0f%% of the runs' "
+		 "geometric mean. Columns: this run, then the newest "
+		 "earlier ones; spread max/min - 1 over all of them; 'in "
+		 "CIs': how often a run's ratio lies in another run's 95%% "
+		 "CI", root, me.v[0], me.v[1], me.v[2], me.v[3], me.v[4],
+		 me.v[5], me.v[6], me.v[9], me.v[10], me.v[NFIELDS],
+		 me.v[11], me.v[12], me.v[NFIELDS + 1], margin);
+	text_wrap(f, "", "  ", buf);
+	if (!p->n) {
+		text_line(f, "  no earlier run of this identity");
+	} else {
+		for (i = 0; i < p->n && i < REPEAT_SHOWN; i++)
+			text_line(f, "  e%zu: %s", i + 1, p->name[p->n - 1 - i]);
+		if (p->n > REPEAT_SHOWN)
+			text_line(f, "  and %zu older (in the spread and the "
+				  "CI count, not shown)", p->n - REPEAT_SHOWN);
+		snprintf(buf, sizeof(buf), "  %-20s %6s", "p50 ratio", "this");
+		for (i = 0; i < REPEAT_SHOWN; i++) {
+			char e[8] = "";
+
+			if (i < p->n)
+				snprintf(e, sizeof(e), "e%zu", i + 1);
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 " %6s", e);
+		}
+		text_line(f, "%s spread +-%.0f%% in CIs", buf, margin);
+		for (l = 0; l < 3; l++) {
+			const struct jv *q = list_of(r, l);
+
+			for (k = 0; k < jv_len(q); k++) {
+				const struct jv *x = jv_at(q, k);
+
+				row(f, r, p, l, jv_str(jv_get(x, "size"), "?"),
+				    jv_str(jv_get(x, "direction"), "?"),
+				    margin, &nrows, &nwithin);
+			}
+		}
+		text_line(f, "  %u of %u ratios: every run within +-%.0f%%",
+			  nwithin, nrows, margin);
+	}
+	if (p->nother) {
+		snprintf(buf, sizeof(buf), "%zu run%s of another identity, "
+			 "not compared%s", p->nother, p->nother == 1 ? "" : "s",
+			 p->nother > 8 ? " (the newest 8 named)" : ":");
+		text_wrap(f, "", "  ", buf);
+		for (i = 0; i < p->nother && i < 8; i++)
+			text_wrap(f, "  ", "    ", p->other[i]);
+	}
+	if (p->nbad)
+		text_line(f, "%zu run%s with an unreadable summary.json", p->nbad,
+			  p->nbad == 1 ? "" : "s");
+	peers_free(p);
+	free(p);
+	return 0;
+}
