@@ -105,11 +105,12 @@ include analysis/Makefile.inc
 include tests/Makefile.inc
 
 # make bench: everything, then the run (two kernels, two boots), its
-# report and its plots (the report writes the ratios.csv they draw);
+# report (with the repeatability of the earlier runs of its identity in
+# results/, apart from its intervals) and its plots (the report writes the ratios.csv they draw);
 # the last line names the run's folder
 bench: deps kernel kernel-gmem convbench bpf $(ANALYSIS_REPORT)
 	$(Q)run=$$(bench/vm/run-bench.sh) && \
-	$(MAKE) --no-print-directory report RUN="$$run" >/dev/null && \
+	$(MAKE) --no-print-directory report RUN="$$run" REPEAT=results >/dev/null && \
 	$(MAKE) --no-print-directory plot RUN="$$run" && \
 	echo "bench: done: $$run"
 

@@ -222,6 +222,15 @@ json_str() {
 	printf '"%s"' "$v"
 }
 
+# whether this host is itself a virtual machine: systemd's answer, else
+# the CPU's hypervisor flag
+host_virt() {
+	local v
+	v=$(systemd-detect-virt --vm 2>/dev/null) && [ -n "$v" ] && { echo "yes ($v)"; return; }
+	[ "$v" = none ] && { echo no; return; }
+	if grep -qw hypervisor /proc/cpuinfo; then echo "yes (hypervisor flag)"; else echo no; fi
+}
+
 # DEST/meta.json: the host's side (the last boot's VM runner, vm.env
 # sourced so that its shell quoting is undone) and the run
 meta_json() {	# DEST KDIR BOOTS_FAILED
@@ -244,7 +253,9 @@ meta_json() {	# DEST KDIR BOOTS_FAILED
 		echo "  \"series_sha\": $(json_str "$(cat "$k/series.sha")"),"
 		echo "  \"config_sha\": $(json_str "$(cat "$k/config.sha")"),"
 		echo "  \"convbench_git\": $(json_str "$(git describe --always --dirty 2>/dev/null || echo unknown)"),"
-		echo "  \"host_cpu\": $(json_str "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')")"
+		echo "  \"host_cpu\": $(json_str "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"),"
+		echo "  \"host_cpus\": $(nproc),"
+		echo "  \"host_virt\": $(json_str "$(host_virt)")"
 		echo '}'
 	} > "$dest/meta.json.tmp" && mv "$dest/meta.json.tmp" "$dest/meta.json"
 }
