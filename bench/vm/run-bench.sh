@@ -20,7 +20,9 @@
 # round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
 # BENCH_ORDER_SEED (random), BENCH_HYPERFINE (1: whole runs, last boot),
 # BENCH_TIMEOUT (seconds per boot, 1500), BENCH_MODES (v5,gmem; v5 or
-# gmem boots one kernel only).
+# gmem boots one kernel only), BENCH_MAX_VCPU_WAIT (10: a boot whose
+# vCPU threads waited for a host CPU more than this % of their runnable
+# time is left out, bench/vm/interference.sh).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -170,6 +172,8 @@ one_boot() {	# KDIR MODES K WORK DEST HYPERFINE
 		[ -d "$vmout/$d" ] && cp -r "$vmout/$d" "$boot/"
 	done
 	clock_check "$vmout" "$boot"
+	# a boot its host kept off the CPU is left out, said why
+	sh bench/vm/interference.sh "$vmout/vm.env" >>"$boot/clock.env"
 	if [ "$rc" != 0 ]; then
 		say "boot $k ($2): the VM run failed (status $rc): its round is left out"
 		{ echo "valid=0"; echo "why=the VM run failed (status $rc)"; } >>"$boot/clock.env"

@@ -45,7 +45,10 @@ CONVBENCH_OUT=/out), copy the guest's /out into DIR.
 
 stdout carries the command's output; run-vm messages go to stderr.
 DIR gets console.log, qemu.log (CPU resets), vm.env and the files the
-command left in /out;
+command left in /out; sched.log the vCPU threads' time on a CPU and
+waiting for one, once a second (vm.env: vcpu_wait_pct, the share of
+their runnable time they waited, and its worst second; the host's CPU
+pressure and steal time);
 clock.log gets every CONVBENCH-CLOCK line of the command's output (or of
 the kernel's, through /dev/kmsg) with the host's time of its arrival
 (host_s=SECONDS, convbench --clock-mark).
@@ -273,7 +276,10 @@ cmdline="console=ttyS0 panic=-1 oops=panic quiet tsc=reliable$tsc_opt convbench.
 # One CPU per socket: without ACPI the kernel finds CPUs in SeaBIOS's MP
 # table, which lists only the first CPU of each package (QEMU 7.2's plain
 # "-smp 2" is 1 socket x 2 cores, and the guest would see one CPU).
+# debug-threads: the vCPU threads carry their names ("CPU 0/TCG"), which
+# the scheduling sampler below looks for
 qemu_args=(-nographic -nodefaults -no-reboot -monitor none -serial stdio
+	-name convbench,debug-threads=on
 	-accel "$accel_opt" -cpu "$cpu" -m "$mem"
 	-smp "$cpus,sockets=$cpus,cores=1,threads=1"
 	-kernel "$kernel" -initrd "$tmp/initramfs.gz" -append "$cmdline"
@@ -362,9 +368,49 @@ fi
 		inside = 1
 		"date +%s.%N" | getline t; printf "%.2f\n", t - t0 >mark; close(mark)
 	}' &
+vm_job=$!
+# What kept QEMU's vCPU threads off a CPU while the guest's clock ran on
+# (under TCG the guest's TSC follows the host's clock): once a second,
+# the vCPU threads' time on a CPU and waiting for one
+# (/proc/PID/task/TID/schedstat), the host's CPU pressure and steal
+# time, to sched.log; summed up into vm.env below. Builtins only but
+# for sleep: the sampler must not load the host it watches.
+sched_sample() {	# LOG
+	local logf=$1 qpid='' t run wait x comm n=0 r w line steal psome f
+	while [[ -z $qpid ]] && ((n++ < 600)); do
+		[[ -f $tmp/timeout.pid ]] && read -r t <"$tmp/timeout.pid" 2>/dev/null &&
+			qpid=$(pgrep -P "$t" 2>/dev/null | head -n1)
+		[[ -n $qpid ]] || sleep 0.1
+	done
+	[[ -n $qpid ]] || return 0
+	while [[ -d /proc/$qpid ]]; do
+		r=0 w=0
+		for f in /proc/"$qpid"/task/*; do
+			read -r comm <"$f/comm" 2>/dev/null || continue
+			[[ $comm == CPU* || $comm == "ALL CPUs"* ]] || continue
+			read -r run wait x <"$f/schedstat" 2>/dev/null || continue
+			r=$((r + run)) w=$((w + wait))
+		done
+		psome=0
+		if [[ -r /proc/pressure/cpu ]]; then
+			read -r line </proc/pressure/cpu
+			psome=${line##*total=}
+		fi
+		read -r line </proc/stat
+		# shellcheck disable=SC2086 # the fields of the cpu line
+		set -- $line
+		steal=${9:-0}
+		printf '%s %s %s %s %s\n' "${EPOCHREALTIME:-0}" "$r" "$w" "$psome" "$steal" >>"$logf"
+		sleep 1
+	done
+}
+sched_sample "$out/sched.log" &
+sampler=$!
 # a trapped signal ends wait early: wait again while the job runs
 wait_for() { while wait "$1"; (($? > 128)) && kill -0 "$1" 2>/dev/null; do :; done; }
-wait_for "$!"
+wait_for "$vm_job"
+kill "$sampler" 2>/dev/null
+wait "$sampler" 2>/dev/null
 # QEMU has closed the FIFO and cat ends with the last bytes; a QEMU that
 # never opened it leaves cat waiting in open(): a writer lets it go
 if ((split_stderr)); then
@@ -438,6 +484,31 @@ kv kernel_warnings "$nwarn"
 kv tcg_unsupported_features "$(grep -o "TCG doesn't support requested feature: [^ ]*" "$log" |
 	sed 's/.*\.//' | sort -u | paste -sd, -)"
 kv wall_s "$wall"
+# sched.log's sums: vCPU threads' wait for a CPU as a share of their
+# runnable time over the boot and in its worst second (seconds when the
+# threads were busy at least a fifth of it), the host's CPU pressure
+# ("some") and steal time as shares of the wall time
+sched=$(awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" -v ncpu="$(nproc)" '
+	NR == 1 { t0 = $1; r0 = $2; w0 = $3; p0 = $4; s0 = $5 }
+	NR > 1 {
+		dr = $2 - pr; dw = $3 - pw; dt = $1 - pt
+		if (dt > 0 && (dr + dw) / 1e9 > 0.2 * dt && dw / (dr + dw) > worst)
+			worst = dw / (dr + dw)
+	}
+	{ pt = $1; pr = $2; pw = $3; last = NR; t1 = $1; r1 = $2; w1 = $3; p1 = $4; s1 = $5 }
+	END {
+		if (last < 2 || t1 <= t0) { print "? ? ? ? 0"; exit }
+		dr = r1 - r0; dw = w1 - w0; dt = t1 - t0
+		printf "%.2f %.2f %.2f %.2f %d\n", (dr + dw > 0 ? 100 * dw / (dr + dw) : 0),
+			100 * worst, 100 * (p1 - p0) / 1e6 / dt,
+			100 * (s1 - s0) / hz / dt / ncpu, last
+	}' "$out/sched.log" 2>/dev/null || echo "? ? ? ? 0")
+read -r s_wait s_worst s_psi s_steal s_n <<<"$sched"
+kv vcpu_wait_pct "$s_wait"
+kv vcpu_wait_worst_pct "$s_worst"
+kv host_cpu_pressure_pct "$s_psi"
+kv host_steal_pct "$s_steal"
+kv sched_samples "$s_n"
 [[ $result == ok ]] && ((!quiet)) &&
 	say "command exited with $status; boot ${boot:-?} s, wall $wall s; results in $out"
 exit "$code"
