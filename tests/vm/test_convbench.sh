@@ -92,8 +92,8 @@ run_cell 2M implicit 3 inplace no-preserve --debug
 	--out="$work/both" >"$work/both.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "^inplace/destructive over rounds" "$work/both.txt" &&
-	grep -qE "^  64K  to-shared  p50 [0-9.]+ \([0-9.]+\.\.[0-9.]+\)  rounds [0-9.]+ [0-9.]+ [0-9.]+$" "$work/both.txt"
-tap_ok $? "both modes over 3 rounds: the ratio, its CI over rounds and each round's ratio (got $rc)"
+	grep -qE "^  64K  to-shared  p50 [0-9.]+ \([0-9.]+\.\.[0-9.]+, joint [0-9.]+\.\.[0-9.]+\)  rounds [0-9.]+ [0-9.]+ [0-9.]+$" "$work/both.txt"
+tap_ok $? "both modes over 3 rounds: the ratio, its CI over rounds, the joint CI and each round's ratio (got $rc)"
 [ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both.txt" | sed 's/^/# /' | head -n 10
 [ "$(grep -c ' conversions, all verified (round [0-2])$' "$work/both.txt")" -eq 12 ]
 tap_ok $? "both modes over 3 rounds: 2 modes x 2 directions x 3 rounds reported"
