@@ -11,7 +11,7 @@
 
 const double cs_pct_value[CS_NPCT] = { 50, 90, 99 };
 const char *const cs_pct_name[CS_NPCT] = { "p50", "p90", "p99" };
-const char *const cs_cov_name[CS_NCOV] = { "round", "round_parity" };
+const char *const cs_cov_name[EFFECT_MAX_COV] = { "round", "round_parity" };
 const char *const cs_phase_name[PH_NR] = {
 	"copy", "exit_round_trip", "after_exit", "host_handler",
 	"host_record", "host_memory", "host_release",
@@ -205,24 +205,18 @@ static int cell_build(const struct cell_result *res, size_t nres,
 	return 0;
 }
 
-/* n - 1 - covariates kept, where fewer rounds make an interval */
-void ratio_pct_intervals(struct ratio_pct *x, unsigned int family)
+/* the fit of x's per-round ratios, lo..hi at 95% (NaN below 2 rounds) */
+void ratio_pct_intervals(struct ratio_pct *x)
 {
 	struct effect_unit u[MAX_ROUNDS];
-	struct effect_fit f, j;
 	double mt = 0, mp = 0;
-	unsigned int k, c;
+	unsigned int k;
 
-	if (!family)
-		family = 1;
-	x->family = family;
+	memset(&x->fit, 0, sizeof(x->fit));
+	x->family = 1;
 	x->ratio = x->nrounds == 1 ? x->per_round[0] : NAN;
-	x->lo = x->hi = x->jlo = x->jhi = x->unit_sd = NAN;
+	x->lo = x->hi = x->jlo = x->jhi = NAN;
 	x->df = 0;
-	for (c = 0; c < CS_NCOV; c++) {
-		x->cov_kept[c] = false;
-		x->cov_slope[c] = 0;
-	}
 	if (x->nrounds < 2)
 		return;
 	/* centred over the rounds taken: the intercept is their mean log */
@@ -242,33 +236,36 @@ void ratio_pct_intervals(struct ratio_pct *x, unsigned int family)
 			.x = { x->round_id[k] - mt, x->round_id[k] % 2 - mp },
 		};
 	}
-	if (effect_fit(u, x->nrounds, CS_NCOV, CS_CONF, &f) ||
-	    effect_fit(u, x->nrounds, CS_NCOV,
-		       effect_joint_conf(CS_CONF, family), &j))
+	if (effect_fit(u, x->nrounds, CS_NCOV, CS_CONF, &x->fit))
 		return;
-	x->ratio = f.ratio;
-	x->lo = f.lo;
-	x->hi = f.hi;
-	x->jlo = j.lo;
-	x->jhi = j.hi;
-	x->df = f.df;
-	x->unit_sd = f.unit_sd;
-	for (c = 0; c < CS_NCOV; c++) {
-		x->cov_kept[c] = f.kept[c];
-		x->cov_slope[c] = f.slope[c];
-	}
+	x->ratio = x->fit.ratio;
+	x->lo = x->jlo = x->fit.lo;
+	x->hi = x->jhi = x->fit.hi;
+	x->df = x->fit.df;
 }
 
 void ratio_stats_family(struct ratio_stats *q, size_t n, unsigned int family,
 			bool derived)
 {
 	unsigned int p;
+	double t;
 	size_t i;
 
+	if (!family)
+		family = 1;
 	for (i = 0; i < n; i++)
 		for (p = 0; p < CS_NPCT; p++) {
-			q[i].pct[p].derived = derived;
-			ratio_pct_intervals(&q[i].pct[p], family);
+			struct ratio_pct *x = &q[i].pct[p];
+
+			x->derived = derived;
+			x->family = family;
+			if (!x->df)
+				continue;
+			/* the same fit at the level where all family hold */
+			t = stats_t_quantile((1 + effect_joint_conf(CS_CONF,
+						family)) / 2, x->df);
+			x->jlo = exp(x->fit.est - t * x->fit.se);
+			x->jhi = exp(x->fit.est + t * x->fit.se);
 		}
 }
 
@@ -301,7 +298,7 @@ void ratio_stats_build(struct ratio_stats *q)
 			x->per_round[x->nrounds++] = in->round[b].pct[p] /
 						     de->round[a].pct[p];
 		}
-		ratio_pct_intervals(x, 1);
+		ratio_pct_intervals(x);
 	}
 }
 

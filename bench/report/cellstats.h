@@ -29,6 +29,7 @@
 
 #include "run_env.h"
 #include "cell_types.h"
+#include "effect.h"
 
 #define CS_CONF		0.95
 #define STATS_TAIL_MIN	50	/* samples beyond a percentile to show it */
@@ -75,7 +76,8 @@ struct cell_stats {
 #define HISTORY_MAX	32	/* earlier runs listed beside a ratio */
 /* the covariates of a ratio's fit: the round's time and its parity */
 enum cs_cov { CS_COV_TIME, CS_COV_PARITY, CS_NCOV };
-extern const char *const cs_cov_name[CS_NCOV];
+/* their names, for effect_json_covariates() (the rest NULL) */
+extern const char *const cs_cov_name[EFFECT_MAX_COV];
 
 struct ratio_pct {
 	/*
@@ -96,9 +98,7 @@ struct ratio_pct {
 	unsigned int df;
 	unsigned int family;		/* estimated ratios, derived ones not */
 	bool derived;			/* a quotient of two estimated ones */
-	bool cov_kept[CS_NCOV];
-	double cov_slope[CS_NCOV];	/* log ratio per round, per parity */
-	double unit_sd;			/* residual sd of the rounds (log) */
+	struct effect_fit fit;		/* lo..hi's: covariates, slopes, sds */
 	/* earlier runs (--history): listed for repeatability, in no CI */
 	unsigned int nearlier;
 	const char *earlier_name[HISTORY_MAX];
@@ -139,12 +139,12 @@ void run_stats_free(struct run_stats *rs);
  * den, de and in set by the caller)
  */
 void ratio_stats_build(struct ratio_stats *q);
-/* x's intervals from its per-round ratios; jlo..jhi over family >= 1 */
-void ratio_pct_intervals(struct ratio_pct *x, unsigned int family);
+/* x's 95% interval from its per-round ratios (jlo..jhi the same) */
+void ratio_pct_intervals(struct ratio_pct *x);
 /*
  * The joint intervals of q[0..n) over family estimated ratios (the
- * run's p50 ratios, derived ones not counted); derived: q are
- * quotients of two others (inplace over gmem)
+ * run's p50 ratios, derived ones not counted), from the fit already
+ * made; derived: q are quotients of two others (inplace over gmem)
  */
 void ratio_stats_family(struct ratio_stats *q, size_t n, unsigned int family,
 			bool derived);

@@ -117,17 +117,8 @@ void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q)
 		jsonw_kv_u64(w, "ci95_df", x->df);
 		jsonw_kv_str(w, "ci95_units", "rounds");
 		jsonw_key(w, "ci95_covariates");
-		jsonw_arr_open(w);
-		for (k = 0; k < CS_NCOV; k++) {
-			if (!x->cov_kept[k])
-				continue;
-			jsonw_obj_open(w);
-			jsonw_kv_str(w, "name", cs_cov_name[k]);
-			jsonw_kv_double(w, "slope_log", x->cov_slope[k]);
-			jsonw_obj_close(w);
-		}
-		jsonw_arr_close(w);
-		jsonw_kv_double(w, "unit_sd_log", x->unit_sd);
+		effect_json_covariates(w, &x->fit, cs_cov_name);
+		jsonw_kv_double(w, "unit_sd_log", x->df ? x->fit.unit_sd : NAN);
 		jsonw_kv_double(w, "joint_ci95_lo", x->jlo);
 		jsonw_kv_double(w, "joint_ci95_hi", x->jhi);
 		jsonw_kv_u64(w, "joint_family", x->family);

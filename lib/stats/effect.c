@@ -288,21 +288,11 @@ int effect_fit(const struct effect_unit *u, size_t n, unsigned int ncov,
 	return 0;
 }
 
-void effect_json(struct jsonw *w, const struct effect_fit *f,
-		 const char *const names[])
+void effect_json_covariates(struct jsonw *w, const struct effect_fit *f,
+			    const char *const names[])
 {
 	unsigned int c;
 
-	jsonw_obj_open(w);
-	jsonw_kv_double(w, "ratio", f->ratio);
-	jsonw_kv_double(w, "lo", f->lo);
-	jsonw_kv_double(w, "hi", f->hi);
-	jsonw_kv_double(w, "conf", f->conf);
-	jsonw_kv_u64(w, "df", f->df);
-	jsonw_kv_u64(w, "units", f->n);
-	jsonw_kv_double(w, "t", f->t);
-	jsonw_kv_double(w, "se_log", f->se);
-	jsonw_key(w, "covariates");
 	jsonw_arr_open(w);
 	for (c = 0; c < EFFECT_MAX_COV; c++) {
 		if (!f->kept[c])
@@ -313,6 +303,22 @@ void effect_json(struct jsonw *w, const struct effect_fit *f,
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
+}
+
+void effect_json(struct jsonw *w, const struct effect_fit *f,
+		 const char *const names[])
+{
+	jsonw_obj_open(w);
+	jsonw_kv_double(w, "ratio", f->ratio);
+	jsonw_kv_double(w, "lo", f->lo);
+	jsonw_kv_double(w, "hi", f->hi);
+	jsonw_kv_double(w, "conf", f->conf);
+	jsonw_kv_u64(w, "df", f->df);
+	jsonw_kv_u64(w, "units", f->n);
+	jsonw_kv_double(w, "t", f->t);
+	jsonw_kv_double(w, "se_log", f->se);
+	jsonw_key(w, "covariates");
+	effect_json_covariates(w, f, names);
 	jsonw_kv_double(w, "unit_sd_log", f->unit_sd);
 	jsonw_kv_double(w, "block_sd_log", f->block_sd);
 	jsonw_kv_double(w, "boot_sd_log", f->boot_sd);

@@ -221,5 +221,8 @@ struct jsonw;
  */
 void effect_json(struct jsonw *w, const struct effect_fit *f,
 		 const char *const names[]);
+/* the kept covariates alone, as effect_json()'s "covariates" array */
+void effect_json_covariates(struct jsonw *w, const struct effect_fit *f,
+			    const char *const names[]);
 
 #endif /* CONVBENCH_EFFECT_H */
