@@ -198,22 +198,21 @@ static void print_ratio(FILE *f, const struct jv *q, int p, const char *label,
 	if (isnan(jv_num(jv_get(x, "ci95_lo"), NAN)))
 		text_line(f, "  %s %s   %.3f  (no CI: one round)", label,
 			  run_pct_name[p], jv_num(jv_get(x, "ratio"), NAN));
-	else if (jv_get(x, "joint_ci95_lo"))
-		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f  joint %.3f..%.3f",
+	else {
+		/* the second interval: joint, or "each" in a run of the method before */
+		bool joint = jv_get(x, "joint_ci95_lo");
+
+		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f  %s %.3f..%.3f",
 			  label, run_pct_name[p],
 			  jv_num(jv_get(x, "ratio"), NAN),
 			  jv_num(jv_get(x, "ci95_lo"), NAN),
 			  jv_num(jv_get(x, "ci95_hi"), NAN),
-			  jv_num(jv_get(x, "joint_ci95_lo"), NAN),
-			  jv_num(jv_get(x, "joint_ci95_hi"), NAN));
-	else
-		text_line(f, "  %s %s   %.3f  95%% CI %.3f..%.3f  each %.3f..%.3f",
-			  label, run_pct_name[p],
-			  jv_num(jv_get(x, "ratio"), NAN),
-			  jv_num(jv_get(x, "ci95_lo"), NAN),
-			  jv_num(jv_get(x, "ci95_hi"), NAN),
-			  jv_num(jv_get(x, "each_ci95_lo"), NAN),
-			  jv_num(jv_get(x, "each_ci95_hi"), NAN));
+			  joint ? "joint" : "each",
+			  jv_num(jv_get(x, joint ? "joint_ci95_lo" :
+					"each_ci95_lo"), NAN),
+			  jv_num(jv_get(x, joint ? "joint_ci95_hi" :
+					"each_ci95_hi"), NAN));
+	}
 	for (i = 0; i < jv_len(rounds) && i < 12; i++)
 		w += sprintf(w, " %.3f", jv_num(jv_get(jv_at(rounds, i),
 							"ratio"), NAN));
