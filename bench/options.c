@@ -452,7 +452,7 @@ static int check_together(const struct opt_ctx *c)
 		return 2;
 	}
 	if (env->history && !env->merge) {
-		fprintf(err, "convbench: --history only goes with --merge (the earlier runs whose spread widens a merged run's intervals)\n");
+		fprintf(err, "convbench: --history only goes with --merge (the earlier runs listed beside a merged run's ratios)\n");
 		return 2;
 	}
 	if (env->gmem_run && !env->merge) {
