@@ -108,33 +108,18 @@ static int ident_diff(const struct ident *a, const struct ident *b)
 	return -1;
 }
 
-static const char *const list_key[3] = {
-	"ratios_inplace_over_destructive", "gmem_over_destructive",
-	"inplace_over_gmem",
-};
 static const char *const list_label[3] = { "in/de", "gm/de", "in/gm" };
 
-static const struct jv *list_of(const struct run *r, unsigned int l)
-{
-	return l ? jv_get(jv_get(r->sum, "ratios_against_gmem"), list_key[l]) :
-		   jv_get(r->sum, list_key[0]);
-}
-
-/* the p50 of (list l, size, direction) in r, or NULL */
+/* the p50 of ratio list l (in/de, gm/de, in/gm) at (size, d) in r, or NULL */
 static const struct jv *p50_of(const struct run *r, unsigned int l,
-			       const char *size, const char *dir)
+			       uint64_t size, enum conv_dir d)
 {
-	const struct jv *q = list_of(r, l);
-	size_t i;
+	static const char *const gmem_list[3] = {
+		NULL, "gmem_over_destructive", "inplace_over_gmem",
+	};
 
-	for (i = 0; i < jv_len(q); i++) {
-		const struct jv *x = jv_at(q, i);
-
-		if (!strcmp(jv_str(jv_get(x, "size"), ""), size) &&
-		    !strcmp(jv_str(jv_get(x, "direction"), ""), dir))
-			return jv_get(x, "p50");
-	}
-	return NULL;
+	return jv_get(l ? run_gmem_ratio(r, gmem_list[l], size, d) :
+			  run_ratio(r, size, d), "p50");
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -251,14 +236,14 @@ static int peers_load(struct peers *p, const struct run *r,
 
 /* one ratio's row over this run (index 0) and the peers */
 static void row(FILE *f, const struct run *r, const struct peers *p,
-		unsigned int l, const char *size, const char *dir,
+		unsigned int l, uint64_t size, enum conv_dir dir,
 		double margin, unsigned int *nrows, unsigned int *nwithin)
 {
 	double v[REPEAT_MAX + 1], lo[REPEAT_MAX + 1], hi[REPEAT_MAX + 1];
 	double mn = INFINITY, mx = 0, glog = 0;
 	unsigned int n = 0, in = 0, pairs = 0, i, j, shown;
 	bool within = true;
-	char buf[200], label[48];
+	char buf[200], label[48], sz[32];
 	int at;
 
 	for (i = 0; i <= p->n; i++) {
@@ -288,7 +273,8 @@ static void row(FILE *f, const struct run *r, const struct peers *p,
 				pairs++;
 				in += v[i] >= lo[j] && v[i] <= hi[j];
 			}
-	snprintf(label, sizeof(label), "%s %s %s", list_label[l], size, dir);
+	snprintf(label, sizeof(label), "%s %s %s", list_label[l],
+		 size_str(size, sz, sizeof(sz)), conv_dir_names[dir]);
 	at = snprintf(buf, sizeof(buf), "  %-20s", label);
 	shown = n < REPEAT_SHOWN + 1 ? n : REPEAT_SHOWN + 1;
 	for (i = 0; i < REPEAT_SHOWN + 1; i++)
@@ -307,7 +293,7 @@ int repeat_section(FILE *f, const struct run *r, const char *root,
 {
 	struct ident me;
 	struct peers *p = calloc(1, sizeof(*p));
-	unsigned int l, nrows = 0, nwithin = 0;
+	unsigned int l, d, nrows = 0, nwithin = 0;
 	char buf[8192];
 	size_t i, k;
 	int e;
@@ -360,17 +346,11 @@ int repeat_section(FILE *f, const struct run *r, const char *root,
 				 " %6s", e);
 		}
 		text_line(f, "%s spread +-%.0f%% in CIs", buf, margin);
-		for (l = 0; l < 3; l++) {
-			const struct jv *q = list_of(r, l);
-
-			for (k = 0; k < jv_len(q); k++) {
-				const struct jv *x = jv_at(q, k);
-
-				row(f, r, p, l, jv_str(jv_get(x, "size"), "?"),
-				    jv_str(jv_get(x, "direction"), "?"),
-				    margin, &nrows, &nwithin);
-			}
-		}
+		for (l = 0; l < 3; l++)
+			for (k = 0; k < r->nsizes; k++)
+				for (d = 0; d < DIR_NR; d++)
+					row(f, r, p, l, r->sizes[k], d, margin,
+					    &nrows, &nwithin);
 		text_line(f, "  %u of %u ratios: every run within +-%.0f%%",
 			  nwithin, nrows, margin);
 	}
