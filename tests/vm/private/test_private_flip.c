@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "inplace_check.h"
+#include "kvm_stats.h"
 #include "kvm_util.h"
 #include "tap.h"
 
@@ -60,10 +61,18 @@ static struct kvm_vm *vm;
 /*
  * The readers' timeout bounds only the wait for the exit that stops
  * them: the flips and a slow start (the debug kernel's first faults)
- * may keep a vCPU in one KVM_RUN longer. A vCPU stalled during the
- * flips shows as one whose reads did not move (test_flip()).
+ * may keep a vCPU in one KVM_RUN longer, so a KVM_RUN that began before
+ * the stop and times out less than a timeout after it runs once more
+ * (a busy host slows the warm-up: CI once saw one time out a moment
+ * after the stop). A vCPU stalled during the flips shows as one whose
+ * reads did not move (test_flip()).
  */
 static atomic_bool stopping;
+static _Atomic uint64_t stop_ms;	/* now_ms() at the stop */
+
+struct late_snap {
+	uint64_t ms, reads, rip, exits, pf_taken, pf_fixed, pf_spurious;
+};
 
 /* slot 0, the host reads and writes them through its mapping */
 static volatile uint64_t guest_stop;
@@ -96,7 +105,32 @@ struct reader {
 	uint64_t first_gpa, first_val;
 	int r;			/* 0, or how the run ended early (-errno) */
 	uint32_t exit_reason;
+	/* a KVM_RUN that outlived the stop: where it was, and then */
+	unsigned int late;
+	struct late_snap at_timeout, at_end;
 };
+
+static uint64_t reads(unsigned int id);
+static uint64_t now_ms(void);
+
+static void late_snap(struct reader *rd, struct late_snap *s)
+{
+	struct kvm_regs regs = { 0 };
+	struct kvm_stats st;
+
+	*s = (struct late_snap) { .ms = now_ms(), .reads = reads(rd->id) };
+	if (!__vcpu_get_regs(rd->vcpu, &regs))
+		s->rip = regs.rip;
+	if (kvm_stats_open(&st, rd->vcpu->fd))
+		return;
+	if (!kvm_stats_read(&st)) {
+		kvm_stats_get(&st, "exits", &s->exits);
+		kvm_stats_get(&st, "pf_taken", &s->pf_taken);
+		kvm_stats_get(&st, "pf_fixed", &s->pf_fixed);
+		kvm_stats_get(&st, "pf_spurious", &s->pf_spurious);
+	}
+	kvm_stats_close(&st);
+}
 
 static void *reader_main(void *arg)
 {
@@ -110,6 +144,19 @@ static void *reader_main(void *arg)
 		r = __vcpu_run(vcpu);
 		if (r == -ETIMEDOUT && !atomic_load(&stopping))
 			continue;
+		/*
+		 * A KVM_RUN from before the stop timed out after it: the
+		 * stop gets a whole timeout of its own (note where the vCPU
+		 * was and what KVM did for it since, for the diagnostics).
+		 */
+		if (r == -ETIMEDOUT && !rd->late &&
+		    now_ms() - atomic_load(&stop_ms) < RUN_TIMEOUT_MS) {
+			rd->late = 1;
+			late_snap(rd, &rd->at_timeout);
+			continue;
+		}
+		if (rd->late)
+			late_snap(rd, &rd->at_end);
 		if (r == -EFAULT &&
 		    vcpu->run->exit_reason == KVM_EXIT_MEMORY_ERROR &&
 		    kvm_run_memory(vcpu->run)->gpa - GPA < SIZE) {
@@ -188,11 +235,21 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-static void test_flip(void)
+/*
+ * One VM's flips; true when they ended in what a 2-vCPU guest meets
+ * under QEMU TCG with several emulator threads now and then (a reader's
+ * SHUTDOWN exit, or a reader that did not stop within a timeout of the
+ * stop) with no wrong read and no noslot request seen, and may_retry:
+ * the caller runs them once more in a fresh VM. Anything else is
+ * reported here. Single-threaded TCG does not meet those, but neither
+ * does it catch the race this test is for (without the fix: 3 of 3 pass
+ * there, 2 of 2 fail with several threads), so the test stays here.
+ */
+static bool test_flip(bool may_retry)
 {
 	struct reader rd[NVCPU] = { 0 };
 	pthread_t t[NVCPU];
-	uint64_t flips = 0, t0, total_reads = 0, exits = 0, wrong = 0;
+	uint64_t flips = 0, t0, warm, total_reads = 0, exits = 0, wrong = 0;
 	uint64_t r0[NVCPU], r1[NVCPU];
 	unsigned int stuck = 0;
 	volatile uint64_t *stop;
@@ -216,6 +273,7 @@ static void test_flip(void)
 		started += !r;
 	}
 	/* go on once every vCPU reads the shared pages */
+	warm = now_ms();
 	for (waited = 0; !r && waited < 10000; waited++) {
 		for (i = 0; i < NVCPU && reads(i) > PAGES; i++)
 			;
@@ -227,6 +285,7 @@ static void test_flip(void)
 	for (i = 0; i < NVCPU; i++)
 		r0[i] = reads(i);
 	t0 = now_ms();
+	warm = t0 - warm;
 	while (!r && now_ms() - t0 < ms) {
 		r = __vm_set_sw_private(vm, GPA, SIZE, !(flips & 1));
 		flips += !r;
@@ -234,6 +293,7 @@ static void test_flip(void)
 	for (i = 0; i < NVCPU; i++)
 		r1[i] = reads(i);
 	/* shared again, and the readers stop at the end of their pass */
+	atomic_store(&stop_ms, now_ms());
 	atomic_store(&stopping, true);
 	if (flips & 1)
 		ended = __vm_set_sw_private(vm, GPA, SIZE, false);
@@ -249,17 +309,52 @@ static void test_flip(void)
 		if (rd[i].r && !ended)
 			ended = rd[i].r;
 	}
+	for (i = 0; i < NVCPU; i++) {
+		struct late_snap *a = &rd[i].at_timeout, *b = &rd[i].at_end;
+
+		if (!rd[i].late)
+			continue;
+		tap_diag("vCPU %u: a KVM_RUN from before the stop timed out %llu ms after it (warm-up %llu ms, flips %u ms): rip %#llx, %llu reads, %llu exits, %llu pf_taken, %llu pf_fixed, %llu pf_spurious",
+			 i, (unsigned long long)(a->ms - stop_ms),
+			 (unsigned long long)warm, ms,
+			 (unsigned long long)a->rip,
+			 (unsigned long long)a->reads,
+			 (unsigned long long)a->exits,
+			 (unsigned long long)a->pf_taken,
+			 (unsigned long long)a->pf_fixed,
+			 (unsigned long long)a->pf_spurious);
+		tap_diag("vCPU %u: %s %llu ms later: rip %#llx, +%llu reads, +%llu exits, +%llu pf_taken, +%llu pf_fixed, +%llu pf_spurious",
+			 i, rd[i].r ? "ended" : "done",
+			 (unsigned long long)(b->ms - a->ms),
+			 (unsigned long long)b->rip,
+			 (unsigned long long)(b->reads - a->reads),
+			 (unsigned long long)(b->exits - a->exits),
+			 (unsigned long long)(b->pf_taken - a->pf_taken),
+			 (unsigned long long)(b->pf_fixed - a->pf_fixed),
+			 (unsigned long long)(b->pf_spurious - a->pf_spurious));
+	}
 	if (r || ended) {
+		bool emu = !r && !wrong && noslot <= 0;
+
 		for (i = 0; i < NVCPU; i++)
-			if (rd[i].r)
+			if (rd[i].r) {
 				tap_diag("vCPU %u: KVM_RUN %s, exit %s", i,
 					 strerror(-rd[i].r),
 					 exit_reason_str(rd[i].exit_reason));
+				emu &= rd[i].r == -ETIMEDOUT ||
+				       (rd[i].r == -EPROTO &&
+					rd[i].exit_reason == KVM_EXIT_SHUTDOWN);
+			}
+		if (emu && may_retry) {
+			tap_diag("flip: a reader ended in SHUTDOWN or did not stop, no wrong read and no noslot request seen (%llu flips): run again once in a fresh VM",
+				 (unsigned long long)flips);
+			return true;
+		}
 		tap_result(false, "flip: %llu record flips: %s",
 			   (unsigned long long)flips,
 			   strerror(-(r ? r : ended)));
 		tap_result(false, "flip: no pfn that is not a page mapped (not run)");
-		return;
+		return false;
 	}
 	for (i = 0; i < NVCPU; i++)
 		if (r1[i] == r0[i]) {
@@ -285,42 +380,67 @@ static void test_flip(void)
 	if (noslot < 0) {
 		tap_skip("no trace instance (tracefs at /sys/kernel/tracing)",
 			 "flip: no pfn that is not a page mapped");
-		return;
+		return false;
 	}
 	if (noslot)
 		tap_diag("the first: %s", strtok(first, "\n"));
 	tap_result(!noslot,
 		   "flip: KVM was asked %ld times to map a pfn that is not a page (kvm_mmu_spte_requested, pfn with bit 63: KVM_PFN_NOSLOT)",
 		   noslot);
+	return false;
 }
 
-int main(void)
+/* a VM with the private slot, its shared part holding the pattern */
+static int flip_vm(int *fd)
 {
 	struct vm_mem_opts o = {
 		.slot = 1, .flags = KVM_MEM_PRIVATE, .gpa = GPA, .size = SIZE,
 		.backing = VM_BACKING_ANON,
 	};
 	uint64_t pg, w, *p;
-	int fd, r;
+	int r;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	require_series(TEST_NAME, false);
-	fd = memfd_inaccessible_create("convbench-flip", SIZE);
-	o.private_fd = fd;
-	r = fd < 0 ? fd : __vm_create(&vm, NULL);
+	*fd = memfd_inaccessible_create("convbench-flip", SIZE);
+	o.private_fd = *fd;
+	r = *fd < 0 ? *fd : __vm_create(&vm, NULL);
 	if (!r)
 		r = __vm_mem_add(vm, &o, NULL);
-	tap_result(!r, "VM with a private slot whose fd is a hole (%s)",
-		   r ? strerror(-r) : "ok");
 	if (r)
-		return tap_finish(true);
+		return r;
 	for (pg = 0; pg < PAGES; pg++) {
 		p = addr_gpa2hva(vm, GPA + pg * PAGE);
 		for (w = 0; w < PAGE / 8; w++)
 			p[w] = SHARED_WORD(GPA + pg * PAGE);
 	}
-	test_flip();
+	return 0;
+}
+
+int main(void)
+{
+	bool again;
+	int fd, r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	require_series(TEST_NAME, false);
+	r = flip_vm(&fd);
+	tap_result(!r, "VM with a private slot whose fd is a hole (%s)",
+		   r ? strerror(-r) : "ok");
+	if (r)
+		return tap_finish(true);
+	again = test_flip(true);
 	kvm_vm_free(vm);
 	close(fd);
+	if (again) {
+		atomic_store(&stopping, false);
+		r = flip_vm(&fd);
+		if (r) {
+			tap_result(false, "flip: a fresh VM for the second run (%s)",
+				   strerror(-r));
+			return tap_finish(true);
+		}
+		test_flip(false);
+		kvm_vm_free(vm);
+		close(fd);
+	}
 	return tap_finish(true);
 }
