@@ -50,6 +50,8 @@ struct inject {
 /* what a cell measures; the guest reads a copy of it */
 struct cell_params {
 	uint32_t round;		/* which round of the run (plan.h) */
+	uint32_t block;		/* of its (round, size) in a design, else 0 */
+	uint8_t boot_slot;	/* 1 + its boot's place in a design's round; 0: none */
 	enum conv_mode mode;
 	uint64_t size;		/* bytes per conversion, page multiple */
 	uint32_t dir_mask;	/* 1 << DIR_* timed and recorded */

@@ -16,6 +16,7 @@
 
 #include "clock_mark.h"
 #include "conv_mode.h"
+#include "design.h"
 #include "invariants.h"
 #include "merge.h"
 #include "options.h"
@@ -51,6 +52,8 @@ static struct cell_params params_of(const struct env *env,
 {
 	return (struct cell_params) {
 		.round = pc->round,
+		.block = pc->block,
+		.boot_slot = pc->boot_slot,
 		.mode = pc->mode,
 		.size = pc->size,
 		.dir_mask = env->dir_mask,
@@ -58,7 +61,7 @@ static struct cell_params params_of(const struct env *env,
 		.preserve = env->preserve,
 		.vcpus = env->vcpus,
 		.warmup = env->warmup,
-		.iterations = env->iterations,
+		.iterations = pc->iterations ? pc->iterations : env->iterations,
 		.duration_s = env->duration_s,
 		.seed = env->seed,
 		.stall_s = env->stall_s,
@@ -120,6 +123,54 @@ static struct report_round *rounds_of(const struct env *env,
 			 conv_mode_name(plan[i].mode));
 	}
 	return rr;
+}
+
+/* --design-boots: the boots in running order, a line each, for make bench */
+static int design_boots_print(const struct env *env)
+{
+	struct design_params p;
+	struct design d;
+	unsigned int i;
+
+	env_design_params(env, &p);
+	if (design_build(&p, &d)) {
+		fprintf(stderr, "convbench: --design: no design of these parameters\n");
+		return 2;
+	}
+	for (i = 0; i < d.nboots; i++) {
+		const struct design_boot *b = &d.boot[i];
+
+		printf("boot %u round %u kernel %s slot %u traced_first %d mode_first %s seed %016llx\n",
+		       b->id, b->round, design_kernel_name(b->kernel), b->slot,
+		       b->traced_first, design_mode_name(b->mode_first),
+		       (unsigned long long)b->seed);
+	}
+	design_free(&d);
+	return 0;
+}
+
+/* --design: this boot's cells of its phase (traced with --trace) */
+static int design_plan(const struct env *env, struct plan_cell **plan,
+		       size_t *nplan)
+{
+	enum design_kernel k = env->modes[MODE_GMEM] ? DESIGN_K_GMEM :
+						       DESIGN_K_V5;
+	const struct design_boot *b;
+	struct design_params p;
+	struct design d;
+	int r;
+
+	env_design_params(env, &p);
+	r = design_build(&p, &d);
+	if (r)
+		return r;
+	b = design_round_boot(&d, env->first_round, k);
+	r = b ? plan_from_design(b, env->trace ? DESIGN_TRACED :
+				 DESIGN_UNTRACED, env->sizes,
+				 env->design_blocks, env->iterations, plan,
+				 nplan) : -EINVAL;
+	design_free(&d);
+	return r;
 }
 
 /* the modes asked for that this kernel offers; the others noted */
@@ -191,6 +242,8 @@ int main(int argc, char **argv)
 		return r == 1 ? 0 : 2;
 	if (env.clock_mark)
 		return clock_mark_print(env.clock_mark, stdout) ? 1 : 0;
+	if (env.design_boots)
+		return design_boots_print(&env);
 	if (env.merge)
 		return merge_run(&env);
 	if (vm_exec_wanted(&env, why, sizeof(why)))
@@ -201,10 +254,21 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	unavailable = usable_modes(&env, &rep, modes);
-	r = plan_build(modes, env.sizes, env.nsizes, env.first_round,
-		       env.rounds, env.order_seed, &plan, &nplan);
+	if (env.design && unavailable)
+		r = 0;	/* a boot of the design runs all its modes or none */
+	else if (env.design)
+		r = design_plan(&env, &plan, &nplan);
+	else
+		r = plan_build(modes, env.sizes, env.nsizes, env.first_round,
+			       env.rounds, env.order_seed, &plan, &nplan);
 	results = calloc(nplan ? nplan : 1, sizeof(*results));
 	rounds = rounds_of(&env, plan, nplan);
+	if (r == -EINVAL) {
+		fprintf(stderr, "convbench: --design: no boot of round %u for these modes\n",
+			env.first_round);
+		r = 2;
+		goto out;
+	}
 	if (r || !results || !rounds) {
 		fprintf(stderr, "convbench: out of memory\n");
 		r = 1;

@@ -15,6 +15,8 @@
 #include <unistd.h>
 #include <sys/random.h>
 
+#include "design.h"
+
 #include "options.h"
 #include "units.h"
 
@@ -195,6 +197,7 @@ struct opt_ctx {
 	struct env *env;
 	FILE *out, *err;
 	bool have_iter;		/* --iterations given (excludes --duration) */
+	bool have_rounds;	/* --rounds given (--design: must be 1) */
 };
 
 struct opt {
@@ -273,6 +276,12 @@ static int opt_iterations(const struct opt *o, const char *arg,
 	return opt_uint(o, arg, c);
 }
 
+static int opt_rounds(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	c->have_rounds = true;
+	return opt_uint(o, arg, c);
+}
+
 static int opt_duration(const struct opt *o, const char *arg,
 			struct opt_ctx *c)
 {
@@ -323,6 +332,61 @@ static int opt_format(const struct opt *o, const char *arg, struct opt_ctx *c)
 	else
 		return bad(c->err, o->name, arg, o->expected);
 	return 0;
+}
+
+/* --design=rounds=R,kernels=v5+gmem,traced=0|1,blocks=B */
+static int opt_design(const struct opt *o, const char *arg, struct opt_ctx *c)
+{
+	static const char what[] = "rounds=R,kernels=v5|gmem|v5+gmem,traced=0|1,blocks=B (R 1 to 64, B even, 2 to 16)";
+	char *copy = strdup(arg), *rest = copy, *tok, *v, *end;
+	struct env *env = c->env;
+	unsigned long n;
+	unsigned char seen[4] = { 0 };
+
+	if (!copy)
+		return bad(c->err, o->name, arg, what);
+	env->design = true;
+	env->design_kernel[0] = env->design_kernel[1] = false;
+	while ((tok = strsep(&rest, ","))) {
+		v = strchr(tok, '=');
+		if (!v)
+			goto fail;
+		*v++ = 0;
+		errno = 0;
+		if (!strcmp(tok, "rounds") && !seen[0]++) {
+			n = strtoul(v, &end, 10);
+			if (*end || !*v || errno || n < 1 || n > 64)
+				goto fail;
+			env->design_rounds = n;
+		} else if (!strcmp(tok, "blocks") && !seen[1]++) {
+			n = strtoul(v, &end, 10);
+			if (*end || !*v || errno || n < 2 || n > 16 || n % 2)
+				goto fail;
+			env->design_blocks = n;
+		} else if (!strcmp(tok, "traced") && !seen[2]++) {
+			if (strcmp(v, "0") && strcmp(v, "1"))
+				goto fail;
+			env->design_traced = *v == '1';
+		} else if (!strcmp(tok, "kernels") && !seen[3]++) {
+			if (!strcmp(v, "v5") || !strcmp(v, "v5+gmem") ||
+			    !strcmp(v, "gmem+v5"))
+				env->design_kernel[0] = true;
+			if (!strcmp(v, "gmem") || !strcmp(v, "v5+gmem") ||
+			    !strcmp(v, "gmem+v5"))
+				env->design_kernel[1] = true;
+			if (!env->design_kernel[0] && !env->design_kernel[1])
+				goto fail;
+		} else {
+			goto fail;
+		}
+	}
+	free(copy);
+	if (!seen[0] || !seen[1] || !seen[2] || !seen[3])
+		return bad(c->err, o->name, arg, what);
+	return 0;
+fail:
+	free(copy);
+	return bad(c->err, o->name, arg, what);
 }
 
 static int opt_trace(const struct opt *o, const char *arg, struct opt_ctx *c)
@@ -381,12 +445,15 @@ static const struct opt opts[] = {
 	  .max = 3600, .expected = "seconds from 1 to 3600" },
 	{ OPT("trace", optional_argument, opt_trace),
 	  .expected = "default or all" },
-	{ OPT("rounds", REQ, opt_uint), FIELD(rounds), .min = 1,
+	{ OPT("rounds", REQ, opt_rounds), FIELD(rounds), .min = 1,
 	  .max = MAX_ROUNDS, .expected = "a whole number from 1 to 64" },
 	{ OPT("first-round", REQ, opt_uint), FIELD(first_round), .min = 0,
 	  .max = 1000000, .expected = "a whole number from 0 to 1000000" },
 	{ OPT("order-seed", REQ, opt_uint), FIELD(order_seed), .min = 0,
 	  .max = (1ULL << 53) - 1, .expected = "a whole number below 2^53" },
+	{ OPT("design", REQ, opt_design) },
+	{ OPT("design-boots", no_argument, opt_flag), FIELD(design_boots),
+	  .min = true },
 	{ OPT("counts", no_argument, opt_flag), FIELD(counts), .min = true },
 	{ OPT("merge", REQ, opt_path), FIELD(merge) },
 	{ OPT("gmem-run", REQ, opt_path), FIELD(gmem_run) },
@@ -437,11 +504,60 @@ static void env_defaults(struct env *env, int argc, char **argv)
 	env->argv = argv;
 }
 
+/* --design against the rest */
+static int check_design(const struct opt_ctx *c)
+{
+	struct env *env = c->env;
+	bool v5 = env->modes[MODE_DESTRUCTIVE] || env->modes[MODE_INPLACE];
+	FILE *err = c->err;
+	unsigned int i, j;
+
+	if (env->design_boots && !env->design) {
+		fprintf(err, "convbench: --design-boots prints the boots of a --design: give one\n");
+		return 2;
+	}
+	if (!env->design)
+		return 0;
+	for (i = 0; i < env->nsizes; i++)
+		for (j = 0; j < i; j++)
+			if (env->sizes[i] == env->sizes[j]) {
+				fprintf(err, "convbench: --design: --size lists a size twice\n");
+				return 2;
+			}
+	if (env->design_boots || env->merge)
+		return 0;
+	if (!c->have_rounds)
+		env->rounds = 1;	/* a boot runs its round */
+	if (env->rounds != 1 || env->first_round >= env->design_rounds) {
+		fprintf(err, "convbench: --design runs one boot of the design: --rounds=1 and --first-round below its rounds (%u)\n",
+			env->design_rounds);
+		return 2;
+	}
+	if (!env->iterations || env->iterations < env->design_blocks) {
+		fprintf(err, "convbench: --design splits --iterations over %u blocks: give at least %u iterations (not --duration)\n",
+			env->design_blocks, env->design_blocks);
+		return 2;
+	}
+	if ((v5 && env->modes[MODE_GMEM]) ||
+	    (v5 && (!env->modes[MODE_DESTRUCTIVE] || !env->modes[MODE_INPLACE])) ||
+	    (v5 && !env->design_kernel[0]) ||
+	    (env->modes[MODE_GMEM] && !env->design_kernel[1])) {
+		fprintf(err, "convbench: --design: a boot runs one kernel of the design: --mode=destructive,inplace (v5) or --mode=gmem\n");
+		return 2;
+	}
+	if (env->trace && !env->design_traced) {
+		fprintf(err, "convbench: --design with traced=0 has no traced phase for --trace\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* what the options ask of each other, once all are read */
 static int check_together(const struct opt_ctx *c)
 {
 	const struct env *env = c->env;
 	FILE *err = c->err;
+	int r;
 
 	if (env->duration_s > 0 && c->have_iter) {
 		fprintf(err, "convbench: --iterations and --duration exclude each other\n");
@@ -467,7 +583,8 @@ static int check_together(const struct opt_ctx *c)
 		fprintf(err, "convbench: --counts and --trace exclude each other (the counters are BPF programs too)\n");
 		return 2;
 	}
-	return check_inject(env, err);
+	r = check_design(c);
+	return r ? r : check_inject(env, err);
 }
 
 /* the table entry getopt_long's value c stands for, or NULL */
@@ -522,4 +639,17 @@ int parse_options(int argc, char **argv, struct env *env, FILE *out,
 	if (env->duration_s > 0)
 		env->iterations = 0;
 	return check_together(&ctx);
+}
+
+void env_design_params(const struct env *env, struct design_params *p)
+{
+	*p = (struct design_params) {
+		.rounds = env->design_rounds,
+		.kernel = { env->design_kernel[0], env->design_kernel[1] },
+		.traced = env->design_traced,
+		.nsizes = env->nsizes,
+		.blocks = env->design_blocks,
+		.seed = env->order_seed,
+	};
+	memcpy(p->sizes, env->sizes, env->nsizes * sizeof(*env->sizes));
 }

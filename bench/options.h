@@ -17,6 +17,10 @@
 int parse_options(int argc, char **argv, struct env *env, FILE *out,
 		  FILE *err);
 
+struct design_params;
+/* --design's parameters: the options', the run's sizes and seed */
+void env_design_params(const struct env *env, struct design_params *p);
+
 /* --help (usage.c) */
 extern const char convbench_usage[];
 

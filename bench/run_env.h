@@ -63,6 +63,17 @@ struct env {
 	const char *gmem_run;	/* --gmem-run=DIR: gmem's merged run */
 	const char *history;	/* --history=DIR: earlier runs (results/) */
 	const char *clock_mark;	/* --clock-mark=LABEL: print it and exit */
+	/*
+	 * --design=rounds=R,kernels=v5+gmem,traced=0|1,blocks=B: this run
+	 * is boot --first-round of make bench's design (lib/stats/design.h),
+	 * sizes and seed from --size and --order-seed; --merge of such boots
+	 * writes the design and uses it. --design-boots prints its boots.
+	 */
+	bool design;
+	unsigned int design_rounds, design_blocks;
+	bool design_kernel[2];	/* enum design_kernel: v5, gmem */
+	bool design_traced;
+	bool design_boots;
 	bool verbose;
 	/* a host kernel without the series: re-run in the project's VM */
 	bool no_vm;		/* --no-vm: never */

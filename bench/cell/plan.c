@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "design.h"
 #include "plan.h"
 #include "rng.h"
 
@@ -50,6 +51,42 @@ int plan_build(const bool modes[MODE_NR], const uint64_t *sizes,
 				at++;
 			}
 		}
+	}
+	*out = c;
+	*n = at;
+	return 0;
+}
+
+int plan_from_design(const struct design_boot *b, unsigned int phase,
+		     const uint64_t *sizes, unsigned int blocks,
+		     uint32_t iterations, struct plan_cell **out, size_t *n)
+{
+	struct plan_cell *c;
+	unsigned int i;
+	size_t at = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!blocks || iterations < blocks)
+		return -EINVAL;
+	c = calloc(b->ncells ? b->ncells : 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < b->ncells; i++) {
+		const struct design_cell *d = &b->cell[i];
+
+		if (d->phase != phase)
+			continue;
+		c[at++] = (struct plan_cell) {
+			.round = b->round,
+			/* lib/vocab.h's numbering: design.h says so */
+			.mode = (enum conv_mode)d->mode,
+			.size = sizes[d->size],
+			.block = d->block,
+			.boot_slot = b->slot + 1,
+			.iterations = iterations / blocks +
+				      (d->block < iterations % blocks),
+		};
 	}
 	*out = c;
 	*n = at;

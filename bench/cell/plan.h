@@ -23,6 +23,9 @@ struct plan_cell {
 	uint32_t round;
 	enum conv_mode mode;
 	uint64_t size;
+	uint32_t block;		/* of (round, size) in a design's boot, else 0 */
+	uint32_t iterations;	/* this cell's share; 0: the run's */
+	uint8_t boot_slot;	/* 1 + the boot's slot in its round; 0: no design */
 };
 
 /*
@@ -33,5 +36,18 @@ struct plan_cell {
 int plan_build(const bool modes[MODE_NR], const uint64_t *sizes,
 	       unsigned int nsizes, uint32_t first_round, uint32_t rounds,
 	       uint64_t seed, struct plan_cell **out, size_t *n);
+
+struct design_boot;
+
+/*
+ * make bench's boots (--design): the cells of one boot's phase (traced
+ * or untraced) as lib/stats/design.h declared them, in that order, each
+ * (round, size, mode)'s iterations split over its blocks (the first
+ * blocks take the remainder). *out (malloc'd) gets them. 0, -EINVAL (a
+ * block of no iteration) or -ENOMEM.
+ */
+int plan_from_design(const struct design_boot *b, unsigned int phase,
+		     const uint64_t *sizes, unsigned int blocks,
+		     uint32_t iterations, struct plan_cell **out, size_t *n);
 
 #endif /* CONVBENCH_PLAN_H */

@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "cellstats.h"
+#include "design.h"
 #include "history.h"
+#include "jsonr.h"
 #include "merge.h"
+#include "options.h"
 #include "report.h"
 #include "samples.h"
 #include "stats.h"
@@ -30,7 +33,107 @@ struct merge {
 	struct run_stats plain_rs, traced_rs;
 	struct csv_sum trace_buckets, trace_totals;
 	bool have_trace;
+	/* --design: make bench's, rebuilt from its parameters */
+	struct design design;
+	bool have_design;
+	bool *design_valid;	/* per design boot: left out or not */
 };
+
+static void say_balance(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "convbench: --merge: design: %s\n", line);
+}
+
+void merge_design_slots(const struct design *d, unsigned int k,
+			struct cell_result *res, size_t n)
+{
+	const struct design_boot *b;
+	size_t i;
+
+	for (i = 0; d && i < n; i++) {
+		b = design_round_boot(d, k, res[i].p.mode == MODE_GMEM ?
+				      DESIGN_K_GMEM : DESIGN_K_V5);
+		res[i].p.boot_slot = b ? b->slot + 1 : 0;
+	}
+}
+
+/*
+ * --design: the boots' slots and which design boots were left out: this
+ * merge's own, and the gmem boots' from the gmem run's rounds; a boot of
+ * the other kernel that this merge does not see (the gmem merge's v5
+ * boots) counts as run. The balance over the valid boots goes to stderr.
+ */
+static int merge_design(struct merge *m, const struct env *env)
+{
+	enum design_kernel mine = DESIGN_K_V5;
+	struct design_params p;
+	const struct jv *rounds = NULL;
+	struct jv *gsum = NULL;
+	char path[4096], err[256];
+	unsigned int i, bad;
+	size_t j;
+
+	env_design_params(env, &p);
+	if (design_build(&p, &m->design)) {
+		fprintf(stderr, "convbench: --merge: --design: no design of these parameters\n");
+		return -EINVAL;
+	}
+	m->have_design = true;
+	m->design_valid = calloc(m->design.nboots, sizeof(bool));
+	if (!m->design_valid)
+		return -ENOMEM;
+	/* this merge's kernel: its cells' */
+	for (j = 0; j < m->nboots; j++)
+		if (m->boots[j].nplain) {
+			mine = m->boots[j].plain[0].p.mode == MODE_GMEM ?
+			       DESIGN_K_GMEM : DESIGN_K_V5;
+			break;
+		}
+	if (env->gmem_run) {
+		snprintf(path, sizeof(path), "%s/summary.json", env->gmem_run);
+		gsum = jsonr_load(path, err, sizeof(err));
+		rounds = jv_get(gsum, "rounds");
+	}
+	for (i = 0; i < m->design.nboots; i++) {
+		const struct design_boot *b = &m->design.boot[i];
+		const struct jv *r;
+
+		m->design_valid[i] = true;
+		if (b->kernel == DESIGN_K_GMEM && env->gmem_run) {
+			for (j = 0; (r = jv_at(rounds, j)); j++)
+				if (jv_num(jv_get(r, "round"), -1) == b->round)
+					m->design_valid[i] =
+						jv_bool(jv_get(r, "valid"), false);
+			continue;
+		}
+		if (b->kernel != mine)
+			continue;
+		m->design_valid[i] = false;	/* unless its boot is here */
+		for (j = 0; j < m->nboots; j++)
+			if (m->boots[j].k == b->round)
+				m->design_valid[i] = m->boots[j].valid;
+	}
+	jsonr_free(gsum);
+	for (j = 0; j < m->nboots; j++) {
+		merge_design_slots(&m->design, m->boots[j].k, m->boots[j].plain,
+				   m->boots[j].nplain);
+		merge_design_slots(&m->design, m->boots[j].k,
+				   m->boots[j].traced, m->boots[j].ntraced);
+	}
+	bad = design_check(&m->design, m->design_valid, say_balance, NULL);
+	if (bad)
+		fprintf(stderr, "convbench: --merge: the boots left in are not balanced (%u findings, in summary.json's design.balance)\n",
+			bad);
+	return 0;
+}
+
+static void design_json_extra(struct jsonw *w, void *arg)
+{
+	struct merge *m = arg;
+
+	design_json(w, &m->design, m->design_valid);
+}
 
 /* append the cells of src to *dst (moving the samples) */
 static int take(struct cell_result **dst, size_t *n, struct cell_result *src,
@@ -429,7 +532,7 @@ static int merge_history(struct history *hist, struct jv **gsum,
 
 /* what a merged run adds to report.h's files */
 struct merge_extras {
-	struct report_extra work, over, trace, gmem, hist;
+	struct report_extra work, over, trace, gmem, hist, design;
 };
 
 /* the merged run's report and files, rep open */
@@ -448,6 +551,11 @@ static int merge_report(struct report *rep, struct merge_extras *x,
 		report_add(rep, &x->hist);
 	}
 	rep->nrounds = m->nboots;
+	if (m->have_design) {
+		x->design.json = design_json_extra;
+		x->design.arg = m;
+		report_add(rep, &x->design);
+	}
 	x->work.cell_json = work_json;
 	x->work.arg = m;
 	report_add(rep, &x->work);
@@ -480,6 +588,7 @@ int merge_run(const struct env *env)
 	struct merge_extras x = {
 		.work = { .key = "work" }, .over = { .key = "overhead" },
 		.trace = { .key = "trace" }, .hist = { .key = "history" },
+		.design = { .key = "design" },
 	};
 	struct merge_gmem gm = { 0 };
 	struct history hist = { 0 };
@@ -500,9 +609,17 @@ int merge_run(const struct env *env)
 		fprintf(stderr, "convbench: %s\n", err);
 		return 2;
 	}
+	if (env->design) {
+		r = merge_design(&m, env);
+		if (r) {
+			r = r == -ENOMEM ? 1 : 2;
+			goto out;
+		}
+	}
 	r = merge_pool(&m, env->merge, &valid);
 	if (!r && env->gmem_run) {
-		r = merge_gmem_load(&gm, env->gmem_run, m.plain, m.nplain);
+		r = merge_gmem_load(&gm, env->gmem_run, m.plain, m.nplain,
+				    m.have_design ? &m.design : NULL);
 		if (r) {
 			r = r == -ENOMEM ? 1 : 2;
 			goto out;
@@ -558,6 +675,8 @@ out:
 	samples_free(m.plain, m.nplain);
 	samples_free(m.traced, m.ntraced);
 	merge_free_boots(m.boots, m.nboots);
+	design_free(&m.design);
+	free(m.design_valid);
 	free(rounds);
 	return r;
 }

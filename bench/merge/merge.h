@@ -54,8 +54,16 @@ struct merge_gmem {
  * GDIR's gmem cells with the v5 cells plain[] (which must outlive g):
  * 0, or -errno (said on stderr)
  */
+struct design;
 int merge_gmem_load(struct merge_gmem *g, const char *dir,
-		    const struct cell_result *plain, size_t nplain);
+		    const struct cell_result *plain, size_t nplain,
+		    const struct design *d);
+/*
+ * d's boot slots onto cells res[0..n) of round k (cell_params.boot_slot),
+ * each by its mode's kernel; d NULL: none
+ */
+void merge_design_slots(const struct design *d, unsigned int k,
+			struct cell_result *res, size_t n);
 /* summary.json's ratios_against_gmem and the text after the ratios */
 void merge_gmem_add(struct merge_gmem *g, struct report *rep,
 		    struct report_extra *x);

@@ -70,7 +70,8 @@ static void pair(struct ratio_stats *q, uint64_t size, enum conv_dir d,
 }
 
 int merge_gmem_load(struct merge_gmem *g, const char *dir,
-		    const struct cell_result *plain, size_t nplain)
+		    const struct cell_result *plain, size_t nplain,
+		    const struct design *d)
 {
 	char path[4096], err[512];
 	struct cell_result *gm = NULL;
@@ -87,6 +88,8 @@ int merge_gmem_load(struct merge_gmem *g, const char *dir,
 	}
 	g->res = gm;
 	g->nres = ngm;
+	for (i = 0; i < ngm; i++)
+		merge_design_slots(d, gm[i].p.round, &gm[i], 1);
 	/* the v5 cells (shallow copies: their samples stay plain's) */
 	g->all = calloc(nplain + ngm + 1, sizeof(*g->all));
 	if (!g->all)

@@ -11,7 +11,11 @@
 
 const double cs_pct_value[CS_NPCT] = { 50, 90, 99 };
 const char *const cs_pct_name[CS_NPCT] = { "p50", "p90", "p99" };
-const char *const cs_cov_name[EFFECT_MAX_COV] = { "round", "round_parity" };
+const char *const cs_cov_names[3][EFFECT_MAX_COV] = {
+	[CS_COVS_PLAN] = { "round", "round_parity" },
+	[CS_COVS_BOOT] = { "boot_time" },
+	[CS_COVS_ROUND] = { "round", "kernel_order" },
+};
 const char *const cs_phase_name[PH_NR] = {
 	"copy", "exit_round_trip", "after_exit", "host_handler",
 	"host_record", "host_memory", "host_release",
@@ -77,11 +81,15 @@ static size_t cell_scan(const struct cell_result *res, size_t nres,
 	return n;
 }
 
-/* c->total[] in rounds' order, each round's percentiles; the exits */
+/*
+ * c->total[] in rounds' order, each round's percentiles; the exits. A
+ * round's blocks (a design's boot runs each cell in blocks: ABBA) are
+ * one round: their samples pooled, as the round's conversions.
+ */
 static double cell_rounds(const struct cell_result *res, size_t nres,
 			  struct cell_stats *c, double *tmp)
 {
-	size_t i, j, at = 0;
+	size_t i, j, at = 0, rstart = 0;
 	double exits = 0;
 	unsigned int p;
 
@@ -100,11 +108,20 @@ static double cell_rounds(const struct cell_result *res, size_t nres,
 			c->total[at++] = tsc_ns(r, s->total);
 			exits += s->exits;
 		}
-		if (at == start || c->nrounds == MAX_ROUNDS)
+		if (at == start)
 			continue;
+		if (c->nrounds && c->round[c->nrounds - 1].round == r->p.round) {
+			rd = &c->round[c->nrounds - 1];	/* its next block */
+			start = rstart;
+		} else if (c->nrounds == MAX_ROUNDS) {
+			continue;
+		} else {
+			rd = &c->round[c->nrounds++];
+			rd->round = r->p.round;
+			rd->boot_slot = r->p.boot_slot;
+			rstart = start;
+		}
 		/* this round's percentiles, on a copy of its samples */
-		rd = &c->round[c->nrounds++];
-		rd->round = r->p.round;
 		rd->n = at - start;
 		memcpy(tmp, c->total + start, rd->n * sizeof(double));
 		stats_sort(tmp, rd->n);
@@ -208,9 +225,9 @@ static int cell_build(const struct cell_result *res, size_t nres,
 /* the fit of x's per-round ratios, lo..hi at 95% (NaN below 2 rounds) */
 void ratio_pct_intervals(struct ratio_pct *x)
 {
+	unsigned int k, j, ncov = x->covs == CS_COVS_BOOT ? 1 : CS_NCOV;
 	struct effect_unit u[MAX_ROUNDS];
-	double mt = 0, mp = 0;
-	unsigned int k;
+	double mean[CS_NCOV] = { 0 };
 
 	memset(&x->fit, 0, sizeof(x->fit));
 	x->family = 1;
@@ -219,13 +236,10 @@ void ratio_pct_intervals(struct ratio_pct *x)
 	x->df = 0;
 	if (x->nrounds < 2)
 		return;
-	/* centred over the rounds taken: the intercept is their mean log */
-	for (k = 0; k < x->nrounds; k++) {
-		mt += x->round_id[k];
-		mp += x->round_id[k] % 2;
-	}
-	mt /= x->nrounds;
-	mp /= x->nrounds;
+	/* centred over the rounds taken: the intercept is their mean */
+	for (k = 0; k < x->nrounds; k++)
+		for (j = 0; j < CS_NCOV; j++)
+			mean[j] += x->cov[k][j] / x->nrounds;
 	for (k = 0; k < x->nrounds; k++) {
 		if (!(x->per_round[k] > 0) || !isfinite(x->per_round[k]))
 			return;
@@ -233,10 +247,11 @@ void ratio_pct_intervals(struct ratio_pct *x)
 			.id = x->round_id[k],
 			.d = log(x->per_round[k]),
 			.nblocks = 1,
-			.x = { x->round_id[k] - mt, x->round_id[k] % 2 - mp },
 		};
+		for (j = 0; j < ncov; j++)
+			u[k].x[j] = x->cov[k][j] - mean[j];
 	}
-	if (effect_fit(u, x->nrounds, CS_NCOV, CS_CONF, &x->fit))
+	if (effect_fit(u, x->nrounds, ncov, CS_CONF, &x->fit))
 		return;
 	x->ratio = x->fit.ratio;
 	x->lo = x->jlo = x->fit.lo;
@@ -269,6 +284,36 @@ void ratio_stats_family(struct ratio_stats *q, size_t n, unsigned int family,
 		}
 }
 
+/*
+ * x's covariates for the round it is adding (x->nrounds): see cs_cov.
+ * A round from a design's boots carries their slots; gmem's boot is not
+ * the v5 modes', so a ratio with gmem on one side spans two boots.
+ */
+static void round_covs(struct ratio_pct *x, const struct cs_round *de,
+		       const struct cs_round *in, enum conv_mode mde,
+		       enum conv_mode min)
+{
+	double *c = x->cov[x->nrounds];
+	bool cross = (mde == MODE_GMEM) != (min == MODE_GMEM);
+	const struct cs_round *v5 = mde == MODE_GMEM ? in : de;
+
+	if (!de->boot_slot || !in->boot_slot) {
+		x->covs = CS_COVS_PLAN;
+		c[CS_COV_TIME] = de->round;
+		c[CS_COV_SECOND] = de->round % 2;
+	} else if (!cross) {
+		/* the boot's place along the run: rounds of two boots */
+		x->covs = CS_COVS_BOOT;
+		c[CS_COV_TIME] = de->round + (de->boot_slot - 1) / 2.0;
+		c[CS_COV_SECOND] = 0;
+	} else {
+		x->covs = CS_COVS_ROUND;
+		c[CS_COV_TIME] = de->round;
+		/* +1/2: the gmem boot first, the v5 one second */
+		c[CS_COV_SECOND] = v5->boot_slot == 2 ? 0.5 : -0.5;
+	}
+}
+
 void ratio_stats_build(struct ratio_stats *q)
 {
 	const struct cell_stats *de = q->de, *in = q->in;
@@ -295,6 +340,8 @@ void ratio_stats_build(struct ratio_stats *q)
 			    !(in->round[b].pct[p] > 0))
 				continue;
 			x->round_id[x->nrounds] = de->round[a].round;
+			round_covs(x, &de->round[a], &in->round[b],
+				   q->de->mode, q->in->mode);
 			x->per_round[x->nrounds++] = in->round[b].pct[p] /
 						     de->round[a].pct[p];
 		}

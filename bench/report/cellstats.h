@@ -45,6 +45,7 @@ extern const char *const cs_phase_name[PH_NR];
 
 struct cs_round {
 	uint32_t round;
+	uint8_t boot_slot;	/* cell_params.boot_slot: 0 without a design */
 	size_t n;
 	double pct[CS_NPCT];
 };
@@ -74,10 +75,22 @@ struct cell_stats {
 };
 
 #define HISTORY_MAX	32	/* earlier runs listed beside a ratio */
-/* the covariates of a ratio's fit: the round's time and its parity */
-enum cs_cov { CS_COV_TIME, CS_COV_PARITY, CS_NCOV };
-/* their names, for effect_json_covariates() (the rest NULL) */
-extern const char *const cs_cov_name[EFFECT_MAX_COV];
+/*
+ * The covariates of a ratio's fit, by what the run's order was:
+ * - a design's boots (make bench, lib/stats/design.h), both modes in one
+ *   boot (inplace/destructive): the boot's time along the run; the order
+ *   effects inside the boot cancel in its ABBA blocks and the factors
+ *   across boots are balanced;
+ * - a design's boots, the modes in the two boots of a round (against
+ *   gmem): the round's time and its kernel order (+1/2 when the gmem
+ *   boot came first), so that the estimate is for both orders' average;
+ * - no design (convbench's own rounds, bench/cell/plan.h): the round's
+ *   time and its parity, which the order alternates with.
+ */
+enum cs_cov { CS_COV_TIME, CS_COV_SECOND, CS_NCOV };
+enum cs_cov_set { CS_COVS_PLAN, CS_COVS_BOOT, CS_COVS_ROUND };
+/* each set's names, for effect_json_covariates() (the rest NULL) */
+extern const char *const cs_cov_names[3][EFFECT_MAX_COV];
 
 struct ratio_pct {
 	/*
@@ -109,6 +122,9 @@ struct ratio_pct {
 	unsigned int nrounds;
 	uint32_t round_id[MAX_ROUNDS];
 	double per_round[MAX_ROUNDS];
+	/* the covariates: which set, and each round's values (centred later) */
+	enum cs_cov_set covs;
+	double cov[MAX_ROUNDS][CS_NCOV];
 };
 
 /*

@@ -117,7 +117,7 @@ void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q)
 		jsonw_kv_u64(w, "ci95_df", x->df);
 		jsonw_kv_str(w, "ci95_units", "rounds");
 		jsonw_key(w, "ci95_covariates");
-		effect_json_covariates(w, &x->fit, cs_cov_name);
+		effect_json_covariates(w, &x->fit, cs_cov_names[x->covs]);
 		jsonw_kv_double(w, "unit_sd_log", x->df ? x->fit.unit_sd : NAN);
 		jsonw_kv_double(w, "joint_ci95_lo", x->jlo);
 		jsonw_kv_double(w, "joint_ci95_hi", x->jhi);

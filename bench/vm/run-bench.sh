@@ -3,9 +3,12 @@
 #
 # make bench: R rounds, each in a fresh boot of the project's 6.1 kernel
 # (bench/vm/vm-bench.sh: the matrix in the v5 modes, destructive and
-# inplace, untraced and traced, which first alternating by boot, then the
-# work counts) and in a fresh boot of the 6.12 kernel (the same in gmem
-# mode: guest_memfd as merged), which kernel first alternating by round;
+# inplace, untraced and traced, then the work counts) and in a fresh boot
+# of the 6.12 kernel (the same in gmem mode: guest_memfd as merged), in
+# the order of the run's design, declared before the first boot from the
+# order seed (convbench --design-boots, lib/stats/design.h): every size
+# runs ABBA or BAAB in blocks inside each boot; kernel order, traced
+# phase first and the v5 mode order counterbalanced across rounds;
 # a clock check per boot, then convbench --merge of each kernel's boots
 # into a new results/<date>-<kernel>-<series>/ folder (never reused), the
 # gmem boots' in its gmem/ subfolder with their own summary and
@@ -18,7 +21,9 @@
 #
 # Environment: BENCH_ROUNDS (10), BENCH_ITERATIONS (300 per cell and
 # round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
-# BENCH_ORDER_SEED (random), BENCH_HYPERFINE (1: whole runs, last boot),
+# BENCH_ORDER_SEED (random), BENCH_BLOCKS (2: each size's conversions in
+# a boot as blocks A B B A; even, 2 to 16), BENCH_HYPERFINE (1: whole
+# runs, last round's boots),
 # BENCH_TIMEOUT (seconds per boot, 1500), BENCH_MODES (v5,gmem; v5 or
 # gmem boots one kernel only), BENCH_MAX_VCPU_WAIT (10: a boot whose
 # vCPU threads waited for a host CPU more than this % of their runnable
@@ -51,6 +56,10 @@ case $rounds in ''|*[!0-9]*|0) echo "run-bench: --rounds expects a whole number 
 [ "$rounds" -le 64 ] || { echo "run-bench: --rounds expects a whole number from 1 to 64, got '$rounds'" >&2; exit 2; }
 seed=${BENCH_ORDER_SEED:-$(( (RANDOM << 30 | RANDOM << 15 | RANDOM) ))}
 case $seed in ''|*[!0-9]*) echo "run-bench: BENCH_ORDER_SEED expects a whole number, got '$seed'" >&2; exit 2 ;; esac
+blocks=${BENCH_BLOCKS:-2}
+case $blocks in 2|4|6|8|10|12|14|16) ;; *) echo "run-bench: BENCH_BLOCKS expects an even number from 2 to 16, got '$blocks'" >&2; exit 2 ;; esac
+[ "$iterations" -ge "$blocks" ] || { echo "run-bench: --iterations ($iterations) must give each of the $blocks blocks a conversion" >&2; exit 2; }
+[ "$count_iters" -ge "$blocks" ] 2>/dev/null || { echo "run-bench: BENCH_COUNT_ITERATIONS expects a whole number from $blocks (the blocks), got '$count_iters'" >&2; exit 2; }
 
 say() { echo "bench: $*" >&2; }
 
@@ -64,6 +73,14 @@ has v5 && kdir=$(FLAVOUR=main kernel/build.sh --print)
 has gmem && gkdir=$(FLAVOUR=gmem kernel/build.sh --print)
 cb=build/bench/convbench
 [ -x "$cb" ] || { say "build convbench first (make convbench)"; exit 1; }
+
+# the design: which boot runs when, and in it which cell (summary.json's
+# "design" lists it all; the same seed gives the same design)
+dkernels=${kinds/,/+}
+design="rounds=$rounds,kernels=$dkernels,traced=1,blocks=$blocks"
+dopts=(--design="$design" --size="$sizes" --order-seed="$seed")
+boots=$("$cb" "${dopts[@]}" --design-boots) ||
+	{ echo "run-bench: no design for --sizes '$sizes' (convbench --design-boots failed)" >&2; exit 2; }
 
 # the run folder is named after the 6.1 kernel (the 6.12 one if alone)
 pk=${kdir:-$gkdir}
@@ -156,15 +173,15 @@ clock_check() {	# VMOUT BOOTDIR
 
 # one boot of round K: the kernel of KDIR running MODES, its round's files
 # to WORK/boot-K, what it leaves in the run folder to DEST/boots/boot-K;
-# 0, or 1 when the boot is left out
-one_boot() {	# KDIR MODES K WORK DEST HYPERFINE
+# TRACED_FIRST from the design; 0, or 1 when the boot is left out
+one_boot() {	# KDIR MODES K WORK DEST HYPERFINE TRACED_FIRST
 	local k=$3 vmout=$work/vm-$3-${2//,/-} boot=$4/boot-$3 rc f d
 	mkdir -p "$boot"
 	set +e
 	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 "${adds[@]}" \
 		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$6" "$count_iters" "$2" |
+		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$6" "$count_iters" "$2" "$design" "$7" |
 		sed -u '/^CONVBENCH-CLOCK /d; s/^/  | /' >&2	# clock marks: clock.log
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -198,25 +215,24 @@ one_boot() {	# KDIR MODES K WORK DEST HYPERFINE
 }
 
 mkdir "$work/gmem-boots"
-say "$rounds rounds, a fresh boot of each kernel each ($kinds; $sizes, $iterations conversions per cell and round, untraced and traced, order seed $seed); this takes a while under TCG"
+say "$rounds rounds, a fresh boot of each kernel each ($kinds; $sizes, $iterations conversions per cell and round in $blocks blocks, untraced and traced, order seed $seed); this takes a while under TCG"
 failed=0
 gfailed=0
-for ((k = 0; k < rounds; k++)); do
-	last=$([ $k -eq $((rounds - 1)) ] && echo "$hf" || echo 0)
-	# which kernel first alternates by round, as the modes do in a boot
-	if [ $((k % 2)) -eq 0 ]; then order="v5 gmem"; else order="gmem v5"; fi
-	for kind in $order; do
-		has "$kind" || continue
-		say "round $((k + 1)) of $rounds: $kind"
-		if [ "$kind" = v5 ]; then
-			one_boot "$kdir" destructive,inplace "$k" "$work/boots" \
-				"$run" "$last" || failed=$((failed + 1))
-		else
-			one_boot "$gkdir" gmem "$k" "$work/gmem-boots" \
-				"$run/gmem" "$last" || gfailed=$((gfailed + 1))
-		fi
-	done
-done
+nboots=$(echo "$boots" | wc -l)
+# boot ID round K kernel KIND slot S traced_first T mode_first M seed X
+while read -r _ id _ k _ kind _ _ _ tf _ mfirst _ _; do
+	last=$([ "$k" -eq $((rounds - 1)) ] && echo "$hf" || echo 0)
+	what="traced phase $([ "$tf" = 1 ] && echo first || echo second)"
+	[ "$kind" = v5 ] && what="$what, $mfirst first"
+	say "boot $((id + 1)) of $nboots: round $((k + 1)) of $rounds, $kind ($what)"
+	if [ "$kind" = v5 ]; then
+		one_boot "$kdir" destructive,inplace "$k" "$work/boots" \
+			"$run" "$last" "$tf" || failed=$((failed + 1))
+	else
+		one_boot "$gkdir" gmem "$k" "$work/gmem-boots" \
+			"$run/gmem" "$last" "$tf" || gfailed=$((gfailed + 1))
+	fi
+done <<<"$boots"
 
 # a JSON string: backslashes and double quotes escaped (vm.env's values
 # are printable, control characters aside)
@@ -270,7 +286,7 @@ merge() {	# WORK DEST KDIR BOOTS_FAILED EXTRA...
 	shift 4
 	mkdir -p "$out" "$dest"
 	set +e
-	"$cb" --merge="$w" --out="$out" "$@" >"$work/merge.txt" 2>&1
+	"$cb" --merge="$w" --out="$out" "${dopts[@]}" "$@" >"$work/merge.txt" 2>&1
 	rc=$?
 	set -e
 	cp "$work/merge.txt" "$dest/convbench.txt"

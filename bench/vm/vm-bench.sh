@@ -1,14 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Inside the VM (make bench): one round of the matrix in the modes this
+# Inside the VM (make bench): one boot of the run's design
+# (lib/stats/design.h, convbench --design): the matrix in the modes this
 # kernel runs (destructive,inplace: the 6.1 kernel; gmem: 6.12),
 # untraced (the numbers we report) and traced (where the time goes;
-# the difference is the probes' overhead), the untraced first in even
-# rounds and second in odd ones; then the work counts (a short
-# --counts run); hyperfine timings of whole runs when asked. Clock marks
-# at the start and the end let the host check the guest's TSC.
-#   vm-bench.sh SIZES ITERATIONS ROUND ORDER_SEED HYPERFINE(0|1) COUNT_ITERATIONS [MODES]
+# the difference is the probes' overhead), each phase's cells in the
+# design's order (every size ABBA or BAAB), the traced phase first when
+# the design says so (TRACED_FIRST); then the work counts (a short
+# --counts run, the untraced phase's order); hyperfine timings of whole
+# runs when asked. Clock marks at the start and the end let the host
+# check the guest's TSC. Without DESIGN, convbench's own order
+# (bench/cell/plan.h) and the traced phase first in odd rounds.
+#   vm-bench.sh SIZES ITERATIONS ROUND ORDER_SEED HYPERFINE(0|1) COUNT_ITERATIONS [MODES [DESIGN TRACED_FIRST]]
 sizes=${1:-4K,64K,2M}
 iters=${2:-600}
 round=${3:-0}
@@ -16,12 +20,14 @@ seed=${4:-1}
 hf=${5:-0}
 count_iters=${6:-20}
 modes=${7:-destructive,inplace}
+design=${8:-}
+traced_first=${9:-$((round % 2))}
 cd /out || exit 1
 # the clock marks through the kernel log, which reaches the console at once
 export CONVBENCH_CLOCK_KMSG=1
 # progress as lines: the host shows the console through a pipe
 export CONVBENCH_PROGRESS=lines
-args="--mode=$modes --size=$sizes --iterations=$iters --preserve --rounds=1 --first-round=$round --order-seed=$seed"
+args="--mode=$modes --size=$sizes --iterations=$iters --preserve --rounds=1 --first-round=$round --order-seed=$seed${design:+ --design=$design}"
 status=0
 
 convbench --clock-mark=start || status=1
@@ -54,7 +60,7 @@ traced() {
 		echo "bench: the traced round failed (status $?), see traced.err.txt"
 }
 
-if [ $((round % 2)) -eq 0 ]; then
+if [ "$traced_first" = 0 ]; then
 	plain
 	traced
 else

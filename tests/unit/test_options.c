@@ -224,9 +224,54 @@ static void test_rounds(void)
 	refused_with("--counts", "--vcpus=2", "--counts");
 }
 
+/* --design: make bench's boots */
+static void test_design(void)
+{
+	char err[512];
+	struct env env;
+	int r;
+
+	r = parse(&env, err, sizeof(err),
+		  "--design=rounds=10,kernels=v5+gmem,traced=1,blocks=2",
+		  "--mode=destructive,inplace", "--size=4K,2M", "--rounds=1",
+		  "--first-round=9", "--iterations=300", NULL);
+	tap_result(!r && env.design && env.design_rounds == 10 &&
+		   env.design_kernel[0] && env.design_kernel[1] &&
+		   env.design_traced && env.design_blocks == 2,
+		   "--design=rounds=10,kernels=v5+gmem,traced=1,blocks=2 is taken (%.80s)",
+		   err);
+	r = parse(&env, err, sizeof(err),
+		  "--design=kernels=gmem,blocks=4,traced=0,rounds=1",
+		  "--mode=gmem", "--rounds=1", NULL);
+	tap_result(!r && !env.design_kernel[0] && env.design_kernel[1] &&
+		   env.design_blocks == 4 && !env.design_traced,
+		   "--design's keys in any order, gmem alone");
+	refused("--design=rounds=10,kernels=v5,traced=1,blocks=3", "--design");
+	refused("--design=rounds=10,kernels=v5,traced=1", "--design");
+	refused("--design=rounds=0,kernels=v5,traced=1,blocks=2", "--design");
+	refused("--design=rounds=10,kernels=tdx,traced=1,blocks=2", "--design");
+	refused("--design=rounds=10,kernels=v5,traced=yes,blocks=2", "--design");
+	refused("--design=rounds=10,rounds=9,kernels=v5,traced=1,blocks=2", "--design");
+	refused("--design-boots", "--design-boots");
+	/* a boot of the design: one round, inside it, both v5 modes */
+	refused_with("--design=rounds=4,kernels=v5,traced=1,blocks=2",
+		     "--first-round=4", "--first-round");
+	refused_with("--design=rounds=4,kernels=v5,traced=1,blocks=2",
+		     "--mode=inplace", "--mode=destructive,inplace");
+	refused_with("--design=rounds=4,kernels=v5,traced=1,blocks=2",
+		     "--iterations=1", "--iterations");
+	r = parse(&env, err, sizeof(err),
+		  "--design=rounds=4,kernels=v5,traced=0,blocks=2",
+		  "--mode=destructive,inplace", "--trace", NULL);
+	tap_result(r == 2 && strstr(err, "traced=0"),
+		   "--trace in a design without a traced phase is refused (%.60s)",
+		   err);
+}
+
 int main(void)
 {
 	test_taken();
+	test_design();
 	test_sizes();
 	test_refused();
 	test_inject();

@@ -4,16 +4,92 @@
  * runs every (mode, size) once, a size's two modes back to back, the
  * first mode alternating across the run (also across --first-round
  * boots), the sizes shuffled by the seed and the round: the same seed
- * gives the same order, another seed another one.
+ * gives the same order, another seed another one. make bench's boots
+ * (plan_from_design()): each boot's phase as lib/stats/design.h declares
+ * it, every size's modes ABBA or BAAB, the iterations split over the
+ * blocks.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "design.h"
 #include "plan.h"
 #include "tap.h"
 
 static const uint64_t sizes[] = { 4096, 65536, 2097152, 8192 };
 static const bool both[MODE_NR] = { true, true };
+
+/* make bench's design: 8 rounds of both kernels, 3 sizes, 2 blocks */
+static void test_design_plan(void)
+{
+	struct design_params p = {
+		.rounds = 8, .kernel = { true, true }, .traced = true,
+		.nsizes = 3, .sizes = { 4096, 65536, 2097152 }, .blocks = 2,
+		.seed = 77,
+	};
+	unsigned int i, ph, bad_order = 0, bad_iter = 0, bad_count = 0;
+	unsigned int bad_meta = 0, first_in = 0, first_de = 0, v5_boots = 0;
+	struct plan_cell *c;
+	struct design d;
+	size_t n, k, j;
+
+	if (design_build(&p, &d)) {
+		tap_result(false, "a design of 8 rounds x 2 kernels");
+		return;
+	}
+	for (i = 0; i < d.nboots; i++) {
+		const struct design_boot *b = &d.boot[i];
+		bool v5 = b->kernel == DESIGN_K_V5;
+
+		for (ph = 0; ph < DESIGN_NPHASES; ph++) {
+			if (plan_from_design(b, ph, p.sizes, 2, 301, &c, &n)) {
+				bad_count++;
+				continue;
+			}
+			/* v5: 3 sizes x 2 blocks x 2 modes; gmem: x 1 mode */
+			bad_count += n != (v5 ? 12u : 6u);
+			for (k = 0; k < 3; k++) {
+				enum conv_mode seq[4];
+				unsigned int m = 0, sum = 0;
+
+				for (j = 0; j < n; j++) {
+					if (c[j].size != p.sizes[k])
+						continue;
+					if (m < 4)
+						seq[m] = c[j].mode;
+					m++;
+					sum += c[j].iterations;
+					bad_meta += c[j].round != b->round ||
+						    c[j].boot_slot != b->slot + 1;
+				}
+				/* each mode's two blocks: 151 + 150 */
+				bad_iter += sum != (v5 ? 602u : 301u);
+				if (!v5)
+					continue;
+				/* ABBA or BAAB, and each block one of each */
+				bad_order += m != 4 || seq[0] == seq[1] ||
+					     seq[0] != seq[3] || seq[1] != seq[2];
+			}
+			if (v5 && ph == DESIGN_UNTRACED && n) {
+				v5_boots++;
+				first_in += c[0].mode == MODE_INPLACE;
+				first_de += c[0].mode == MODE_DESTRUCTIVE;
+			}
+			free(c);
+		}
+	}
+	tap_result(!bad_count, "design: each boot's phase has its kernel's cells (v5 12, gmem 6)");
+	tap_result(!bad_order, "design: in every v5 boot and phase each size runs ABBA or BAAB");
+	tap_result(!bad_iter, "design: 301 iterations split over 2 blocks (151 + 150) per mode and size");
+	tap_result(!bad_meta, "design: each cell carries its boot's round and slot");
+	tap_result(v5_boots == 8 && first_in == 4 && first_de == 4,
+		   "design: over 8 v5 boots each mode starts the untraced phase 4 times (%u, %u)",
+		   first_de, first_in);
+	tap_result(plan_from_design(&d.boot[0], 0, p.sizes, 2, 1, &c, &n) == -EINVAL,
+		   "design: fewer iterations than blocks is refused");
+	design_free(&d);
+}
 
 int main(void)
 {
@@ -62,5 +138,6 @@ int main(void)
 	free(a);
 	free(b);
 	free(c);
+	test_design_plan();
 	return tap_finish(false);
 }

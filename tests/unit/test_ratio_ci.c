@@ -143,6 +143,64 @@ static int one_run(const struct scenario *sc, uint64_t seed, bool swap,
 	return err;
 }
 
+/*
+ * make bench's design: each round's cells run as blocks A B B A, half
+ * the conversions each. A round's blocks are one round: its ratio is of
+ * the p50s of both blocks' samples pooled, and the fit is over the boot's
+ * time (cell_params.boot_slot set: a design's boot).
+ */
+static void test_blocks(void)
+{
+	const unsigned int rounds = 10, h = ITER / 2;
+	struct cell_result *c = calloc(4 * rounds, sizeof(*c));
+	struct conv_sample *s = calloc((size_t)2 * rounds * ITER, sizeof(*s));
+	struct cell_result whole[2];
+	double want[10];
+	struct run_stats rs;
+	unsigned int k, j, bad = 0;
+	struct rng r;
+
+	rng_seed(&r, 5);
+	for (k = 0; c && s && k < rounds; k++) {
+		double machine = log(100000) + MACHINE_SD * gauss(&r);
+		struct conv_sample *sd = &s[(size_t)2 * k * ITER];
+		struct cell_result *b = &c[4 * k];
+
+		fill(&whole[0], sd, k, MODE_DESTRUCTIVE, machine, &r);
+		fill(&whole[1], sd + ITER, k, MODE_INPLACE,
+		     machine + log(0.7) + 0.09 * gauss(&r), &r);
+		want[k] = median_total(&whole[1]) / median_total(&whole[0]);
+		/* de 0, in 0, in 1, de 1: each the half of its cell */
+		for (j = 0; j < 4; j++) {
+			unsigned int m = j == 1 || j == 2, blk = j >= 2;
+
+			b[j] = whole[m];
+			b[j].samples = whole[m].samples + blk * h;
+			b[j].n = h;
+			b[j].p.block = blk;
+			b[j].p.boot_slot = 1;
+		}
+	}
+	if (!c || !s || run_stats_build(c, 4 * rounds, &rs) || rs.nratios != 1) {
+		tap_result(false, "blocks: a run of 10 rounds in ABBA blocks");
+		free(c);
+		free(s);
+		return;
+	}
+	for (k = 0; k < rounds && k < rs.ratios[0].pct[CS_P50].nrounds; k++)
+		bad += fabs(rs.ratios[0].pct[CS_P50].per_round[k] / want[k] - 1) > 1e-12;
+	tap_result(rs.ratios[0].pct[CS_P50].nrounds == rounds && !bad,
+		   "blocks: a round's two blocks per mode are one round (%u rounds), its ratio of the pooled blocks' p50s (%u of 10 differ)",
+		   rs.ratios[0].pct[CS_P50].nrounds, bad);
+	tap_result(rs.ratios[0].pct[CS_P50].covs == CS_COVS_BOOT &&
+		   rs.ratios[0].pct[CS_P50].df >= 7,
+		   "blocks: a design's boots are fitted on the boot's time alone (df %u)",
+		   rs.ratios[0].pct[CS_P50].df);
+	run_stats_free(&rs);
+	free(c);
+	free(s);
+}
+
 /* equal but for the order of a sum */
 static bool near(double a, double b)
 {
@@ -230,5 +288,6 @@ int main(void)
 	e1 = one_run(&one, 7, false, 0.7, &a, NULL);
 	tap_result(!e1 && a.nrounds == 1 && isnan(a.lo) && isnan(a.hi),
 		   "one round: the ratio without a CI (%.4f)", a.ratio);
+	test_blocks();
 	return tap_finish(false);
 }
