@@ -146,7 +146,7 @@ static GUEST_CODE void __attribute__((noreturn)) guest_spin(void)
 
 GUEST_CODE void guest_conv_main(struct guest_args *a)
 {
-	uint64_t val = a->seed, it, k, nrec = 0;
+	uint64_t val = a->seed, it, k, nrec, p, end;
 	uint32_t dir;
 
 	/*
@@ -154,9 +154,14 @@ GUEST_CODE void guest_conv_main(struct guest_args *a)
 	 * otherwise take an NPT fault (and a host fault) after some
 	 * conversion, counted as that conversion's work.
 	 */
-	for (k = 0; k < a->max_samples &&
-	     k < 2 * (a->max_iters - a->warmup); k += 64)
-		a->samples[k].k = 0;
+	nrec = 2 * (a->max_iters - a->warmup);
+	end = (uint64_t)(a->samples + (nrec < a->max_samples ? nrec :
+				       a->max_samples));
+	/* every page it spans: the array need not start on one */
+	for (p = (uint64_t)a->samples; p < end;
+	     p = (p & ~(GUEST_CONV_PAGE - 1)) + GUEST_CONV_PAGE)
+		guest_write64(p & ~7ULL, 0);
+	nrec = 0;
 	guest_fill(a, val);
 	for (it = 0; it < a->max_iters && !a->stop; it++) {
 		bool record_it = it >= a->warmup;
