@@ -406,6 +406,7 @@ int main(int argc, char **argv)
 		threeway_setup(f, &g);
 	print_table(f, &r, have_g ? &g : NULL);
 	print_work(f, &r, have_g ? &g : NULL);
+	print_fixed(f, &r, have_g ? &g : NULL);
 	print_overhead(f, &r);
 	print_trace(f, &r);
 	if (have_g)

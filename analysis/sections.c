@@ -100,6 +100,130 @@ void print_work(FILE *f, const struct run *r, const struct run *g)
 	}
 }
 
+/* "12.3" us of a summary's ns, or "-" */
+static const char *us_or_dash(double ns, char *buf, size_t len)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", ns / 1000);
+	return buf;
+}
+
+/* one ratio's "0.863 (0.716..1.039)" of x (a ratio or its normalized one) */
+static const char *ratio_ci(const struct jv *x, char *buf, size_t len)
+{
+	double v = jv_num(jv_get(x, "ratio"), NAN);
+	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (isnan(lo))
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "%.3f (%.3f..%.3f)", v, lo,
+			 jv_num(jv_get(x, "ci95_hi"), NAN));
+	return buf;
+}
+
+static void print_fixed_ratio(FILE *f, const struct jv *q, const char *label)
+{
+	char a[48], b[48];
+
+	if (!q || isnan(jv_num(jv_get(jv_get(q, "p50_exit_normalized"),
+				     "ratio"), NAN)))
+		return;
+	text_line(f, "    %s  raw %-22s less fixed %s", label,
+		  ratio_ci(jv_get(q, "p50"), a, sizeof(a)),
+		  ratio_ci(jv_get(q, "p50_exit_normalized"), b, sizeof(b)));
+}
+
+#define FIXED_FMT "  %-11s%10s%10s%9s%10s%10s"
+
+void print_fixed(FILE *f, const struct run *r, const struct run *g)
+{
+	char a[5][32], sz[32];
+	bool header = false;
+	size_t i;
+	int d, m;
+
+	for (i = 0; i < r->nsizes; i++) {
+		for (d = 0; d < DIR_NR; d++) {
+			bool title = false;
+
+			for (m = 0; m < MODE_NR; m++) {
+				const struct jv *c = run_cell_of(r, g, m,
+							r->sizes[i], d);
+				const struct jv *x = jv_get(c, "fixed_costs");
+
+				/* runs before the calibration: none */
+				if (!jv_num(jv_get(jv_get(x, "null_exit_ns"),
+						   "n"), 0) &&
+				    !jv_num(jv_get(jv_get(x, "npt_fault_ns"),
+						   "n"), 0))
+					continue;
+				if (!header) {
+					fputc('\n', f);
+					text_wrap(f, "", "", "The emulator's fixed "
+						  "costs, us, measured in every VM "
+						  "before its first conversion: a null "
+						  "exit to userspace (the conversion "
+						  "hypercall answered without work) "
+						  "and an NPT fault on a page the host "
+						  "has allocated. fixed: a conversion's "
+						  "userspace exits times the null exit "
+						  "plus its other NPT faults (the work "
+						  "table's) times the fault, round by "
+						  "round; p50-fixed: the latency with "
+						  "them taken out. Under TCG they are "
+						  "emulated world switches that hardware "
+						  "does in about a microsecond; taking "
+						  "them out is an estimate (a fault "
+						  "inside a conversion may cost more or "
+						  "less than on an idle page, and the "
+						  "exits' own cache effects stay in), "
+						  "not a hardware figure: the work table "
+						  "is what transfers exactly.");
+					fputc('\n', f);
+					text_line(f, FIXED_FMT, "", "null exit",
+						  "NPT fault", "fixed", "p50",
+						  "p50-fixed");
+					header = true;
+				}
+				if (!title) {
+					text_line(f, "%s %s",
+						  size_str(r->sizes[i], sz, sizeof(sz)),
+						  conv_dir_names[d]);
+					title = true;
+				}
+				text_line(f, FIXED_FMT, conv_mode_names[m],
+					  us_or_dash(jv_num(jv_get(jv_get(x,
+						"null_exit_ns"), "p50"), NAN),
+						a[0], 32),
+					  us_or_dash(jv_num(jv_get(jv_get(x,
+						"npt_fault_ns"), "p50"), NAN),
+						a[1], 32),
+					  us_or_dash(jv_num(jv_get(x,
+						"per_conversion_ns"), NAN), a[2], 32),
+					  us_or_dash(jv_num(jv_get(jv_get(c,
+						"total_ns"), "p50"), NAN), a[3], 32),
+					  us_or_dash(jv_num(jv_get(x,
+						"p50_less_fixed_ns"), NAN), a[4], 32));
+			}
+			if (!title)
+				continue;
+			print_fixed_ratio(f, run_ratio(r, r->sizes[i], d),
+					  "in/de");
+			print_fixed_ratio(f, run_gmem_ratio(r,
+					  "gmem_over_destructive", r->sizes[i],
+					  d), "gm/de");
+			print_fixed_ratio(f, run_gmem_ratio(r,
+					  "inplace_over_gmem", r->sizes[i], d),
+					  "in/gm");
+		}
+	}
+}
+
 void print_overhead(FILE *f, const struct run *r)
 {
 	const struct jv *o = jv_get(r->sum, "overhead");

@@ -12,6 +12,8 @@
 
 /* g: a make bench run's gmem/ (its rows), or NULL */
 void print_work(FILE *f, const struct run *r, const struct run *g);
+/* the emulator's fixed costs per cell and the ratios less them */
+void print_fixed(FILE *f, const struct run *r, const struct run *g);
 void print_overhead(FILE *f, const struct run *r);
 void print_trace(FILE *f, const struct run *r);
 void print_hyperfine(FILE *f, const struct run *r);

@@ -120,6 +120,9 @@ struct conv_work {
 	uint64_t bytes_copied;	/* by the guest, aside and back */
 };
 
+/* the emulator's fixed costs a cell measures (struct cell_result.cal_ns) */
+enum cal_kind { CAL_NULL_EXIT, CAL_NPT_FAULT, CAL_NR };
+
 struct cell_result {
 	struct cell_params p;
 	uint64_t tsc_khz;
@@ -131,6 +134,20 @@ struct cell_result {
 	bool interrupted;	/* stopped by SIGINT/SIGTERM, samples so far kept */
 	char error[512];	/* empty: every conversion verified */
 	char thp[32];		/* shmem_enabled used for the private fd */
+	/*
+	 * The emulator's fixed costs, measured in this cell's VM before its
+	 * first conversion (guest TSC, ns): a null exit to userspace (the
+	 * conversion hypercall answered without work) and an NPT fault on
+	 * a page the host has already allocated. cal_n[] = 0: not measured.
+	 */
+	double cal_ns[CAL_NR];		/* median over the cell's vCPUs */
+	uint32_t cal_n[CAL_NR];
+	/*
+	 * NPT faults per conversion of each direction as a --counts run of
+	 * the same boot counted them (the merge sets them); npf_known bit d
+	 */
+	double npf[DIR_NR];
+	uint8_t npf_known;
 };
 
 /* the host's clock for handler phases: the TSC, as the guest's */

@@ -16,11 +16,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "vcpu_worker.h"
 
@@ -84,6 +86,53 @@ static void prefault(void *p, size_t len)
 		c[off] = 0;
 }
 
+/*
+ * The calibration's fault pages: allocated by the host now (so a fault
+ * on them is KVM's mapping only, no host fault), in 4K host pages (so
+ * KVM maps each one on its own)
+ */
+static void cal_prepare(void *hva)
+{
+	volatile char *c = hva;
+	size_t off;
+
+	madvise(hva, GUEST_CAL_BUF, MADV_NOHUGEPAGE);
+	for (off = 0; off < GUEST_CAL_BUF; off += GUEST_CAL_STRIDE)
+		c[off] = 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the calibration's medians over the cell's vCPUs, in ns */
+static void cal_collect(struct cell *c, struct cell_result *res)
+{
+	uint64_t v[VM_MAX_VCPUS * GUEST_CAL_N];
+	unsigned int k, i;
+	size_t n, j;
+
+	for (k = 0; k < CAL_NR; k++) {
+		for (i = 0, n = 0; i < c->p->vcpus; i++) {
+			const struct guest_args *a = c->w[i].args;
+
+			for (j = 0; j < a->cal_n[k] && j < GUEST_CAL_N; j++)
+				v[n++] = a->cal[k][j];
+		}
+		res->cal_n[k] = n;
+		res->cal_ns[k] = NAN;
+		if (!n || !res->tsc_khz)
+			continue;
+		qsort(v, n, sizeof(*v), cmp_u64);
+		res->cal_ns[k] = (n % 2 ? v[n / 2] :
+				  (v[n / 2 - 1] + v[n / 2]) / 2.0) * 1e6 /
+				 res->tsc_khz;
+	}
+}
+
 static void cell_free(struct cell *c)
 {
 	host_conv_destroy(&c->conv);
@@ -97,13 +146,15 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 	uint64_t stride = (p->size + SZ_2M - 1) & ~(SZ_2M - 1);
 	uint64_t slot_size = stride * p->vcpus;
 	uint64_t per_vcpu = p->size + MAX_SAMPLES * sizeof(struct guest_sample) +
-			    sizeof(struct guest_args) + 2 * GUEST_PAGE_SIZE;
+			    sizeof(struct guest_args) + 2 * GUEST_PAGE_SIZE +
+			    GUEST_CAL_BUF + GUEST_CAL_STRIDE;
 	struct vm_opts opts = {
 		.mem_size = (VM_DEFAULT_MEM_SIZE + per_vcpu * p->vcpus +
 			     SZ_2M - 1) & ~(SZ_2M - 1),
 		.type = conv_modes[p->mode]->vm_type,
 	};
 	uint64_t max_iters;
+	bool null_exits;
 	unsigned int i;
 	int r;
 
@@ -115,12 +166,16 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 	if (r)
 		return snprintf(res->error, sizeof(res->error),
 				"creating the VM: %s", strerror(-r)), r;
-	r = p->trigger == TRIGGER_EXPLICIT ?
-	    __vm_enable_exit_map_gpa_range(c->vm) : 0;
-	if (r)
+	/*
+	 * explicit conversions exit on the hypercall; every cell's
+	 * calibration does (null exits), where the kernel lets it
+	 */
+	r = __vm_enable_exit_map_gpa_range(c->vm);
+	if (r && p->trigger == TRIGGER_EXPLICIT)
 		return snprintf(res->error, sizeof(res->error),
 				"enabling KVM_CAP_EXIT_HYPERCALL: %s",
 				strerror(-r)), r;
+	null_exits = !r;
 	r = host_conv_init(&c->conv, c->vm, PRIV_SLOT, p, PRIV_GPA, slot_size,
 			   stride);
 	if (r)
@@ -135,8 +190,9 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 		uint64_t samples = __vm_alloc(c->vm, MAX_SAMPLES *
 					      sizeof(struct guest_sample), 64);
 		uint64_t scratch = __vm_alloc(c->vm, p->size, GUEST_PAGE_SIZE);
+		uint64_t cal = __vm_alloc(c->vm, GUEST_CAL_BUF, GUEST_CAL_STRIDE);
 
-		if (!args_gpa || !samples || !scratch)
+		if (!args_gpa || !samples || !scratch || !cal)
 			return snprintf(res->error, sizeof(res->error),
 					"guest memory for vCPU %u", i), -ENOMEM;
 		w->cell = c;
@@ -157,7 +213,11 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 			.inplace = conv_modes[p->mode]->shared_is_private,
 			.hang_k = p->inject.kind == INJECT_HANG && !i ?
 				  p->inject.k : GUEST_NO_HANG,
+			.cal_gpa = null_exits ? cal : 0,
+			.cal_buf = cal,
 		};
+		w->cal_gpa = w->args->cal_gpa;
+		cal_prepare(addr_gpa2hva(c->vm, cal));
 		w->max_k = 2 * max_iters;
 		w->host = calloc(w->max_k, sizeof(*w->host));
 		if (!w->host)
@@ -315,6 +375,7 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 				 c->w[i].error);
 	}
 	r = cell_collect(c, res);
+	cal_collect(c, res);
 	if (!r && res->error[0])
 		r = -EIO;
 out:

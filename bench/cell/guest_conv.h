@@ -37,6 +37,19 @@ struct guest_sample {
 	uint64_t copied;	/* bytes the guest copied (aside and back) */
 };
 
+/*
+ * The calibration of a cell's VM, before its first conversion:
+ * GUEST_CAL_WARM untimed then GUEST_CAL_N timed null exits (the
+ * conversion hypercall on cal_gpa, which the host answers without
+ * work), and as many write faults on pages of cal_buf the host has
+ * allocated and KVM has not mapped, GUEST_CAL_STRIDE apart so that no
+ * fault can map the next one's page.
+ */
+#define GUEST_CAL_WARM		4
+#define GUEST_CAL_N		32
+#define GUEST_CAL_STRIDE	(8 * GUEST_CONV_PAGE)
+#define GUEST_CAL_BUF		((GUEST_CAL_WARM + GUEST_CAL_N) * GUEST_CAL_STRIDE)
+
 struct guest_args {
 	uint64_t base;		/* gpa (== gva) of this vCPU's range */
 	uint64_t size;
@@ -52,6 +65,12 @@ struct guest_args {
 	uint32_t inplace;
 	/* test hook (--inject=hang@K): spin without exits before conversion K */
 	uint64_t hang_k;
+	/* calibration: cal_gpa 0 (no null exits), cal_buf 0 (no faults) */
+	uint64_t cal_gpa;
+	uint64_t cal_buf;
+	/* written by the guest: how many of each it timed, and the times */
+	uint64_t cal_n[2];
+	uint64_t cal[2][GUEST_CAL_N];	/* [0] null exits, [1] NPT faults */
 	/* written by the guest after each verified conversion, read by the host */
 	volatile uint64_t done_convs;
 	volatile uint64_t nsamples;

@@ -306,6 +306,13 @@ static enum exit_kind exit_of(struct worker *w, int r, struct conv_req *req)
 		return EXIT_END;
 	} else if (get_map_gpa_range(w->vcpu, &req->gpa, &req->npages,
 				     &attrs)) {
+		if (w->cal_gpa && req->gpa == w->cal_gpa) {
+			/* a null exit of the calibration: no work, no conversion */
+			run->hypercall.ret = 0;
+			w->cal_exits++;
+			w->last_exit = run->exit_reason;
+			return EXIT_HANDLED;
+		}
 		req->to_private = attrs & KVM_MAP_GPA_RANGE_ENCRYPTED;
 		req->hc = true;
 	} else if (run->exit_reason == KVM_EXIT_IO) {

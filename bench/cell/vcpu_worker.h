@@ -49,6 +49,8 @@ struct worker {
 	uint32_t last_exit;		/* reason of the last exit */
 	uint64_t last_gpa;		/* of the last conversion exit */
 	uint64_t exits;			/* all exits handled */
+	uint64_t cal_gpa;		/* a null exit's gpa; 0: none */
+	uint64_t cal_exits;		/* null exits answered */
 	bool interrupted;
 	char error[512];
 	/* set by the watchdog, read by the vCPU thread */

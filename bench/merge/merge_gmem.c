@@ -14,12 +14,15 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "merge.h"
 #include "report.h"
 #include "samples.h"
+#include "summary_json.h"
 
 static void pairs_json(struct jsonw *w, const struct ratio_stats *q, size_t n)
 {
@@ -69,6 +72,51 @@ static void pair(struct ratio_stats *q, uint64_t size, enum conv_dir d,
 	ratio_stats_build(q);
 }
 
+/*
+ * The fixed costs of gmem's rounds: the merged run's samples.csv does
+ * not carry them, its summary.json does, round by round
+ */
+static void gmem_fixed(struct cell_result *gm, size_t n, const char *dir)
+{
+	char path[4096], err[256];
+	const struct jv *cells, *c, *pr;
+	struct jv *sum;
+	unsigned int d;
+	size_t i, k;
+
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	sum = access(path, R_OK) ? NULL : jsonr_load(path, err, sizeof(err));
+	cells = jv_get(sum, "cells");
+	for (i = 0; i < n && cells; i++) {
+		for (d = 0; d < DIR_NR; d++) {
+			c = summary_find(cells, conv_mode_name(gm[i].p.mode),
+					 gm[i].p.size, conv_dir_name(d));
+			pr = jv_get(jv_get(c, "total_ns"), "per_round");
+			for (k = 0; k < jv_len(pr); k++) {
+				const struct jv *x = jv_at(pr, k);
+				double e, f, npf;
+
+				if (jv_num(jv_get(x, "round"), -1) != gm[i].p.round)
+					continue;
+				e = jv_num(jv_get(x, "null_exit_ns"), NAN);
+				f = jv_num(jv_get(x, "npt_fault_ns"), NAN);
+				npf = jv_num(jv_get(x, "npt_faults"), NAN);
+				if (!isnan(e) && !isnan(f)) {
+					gm[i].cal_ns[CAL_NULL_EXIT] = e;
+					gm[i].cal_ns[CAL_NPT_FAULT] = f;
+					gm[i].cal_n[CAL_NULL_EXIT] = 1;
+					gm[i].cal_n[CAL_NPT_FAULT] = 1;
+				}
+				if (!isnan(npf)) {
+					gm[i].npf[d] = npf;
+					gm[i].npf_known |= 1u << d;
+				}
+			}
+		}
+	}
+	jsonr_free(sum);
+}
+
 int merge_gmem_load(struct merge_gmem *g, const char *dir,
 		    const struct cell_result *plain, size_t nplain,
 		    const struct design *d)
@@ -88,6 +136,7 @@ int merge_gmem_load(struct merge_gmem *g, const char *dir,
 	}
 	g->res = gm;
 	g->nres = ngm;
+	gmem_fixed(gm, ngm, dir);
 	for (i = 0; i < ngm; i++)
 		merge_design_slots(d, gm[i].p.round, &gm[i], 1);
 	/* the v5 cells (shallow copies: their samples stay plain's) */

@@ -5,6 +5,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +59,25 @@ static struct jv *load_opt(const char *dir, const char *sub)
 	return access(path, R_OK) ? NULL : jsonr_load(path, err, sizeof(err));
 }
 
+/* a cell's calibration medians from its summary's fixed_costs */
+static void cal_from_summary(struct cell_result *r, const struct jv *fc)
+{
+	static const char *const key[CAL_NR] = {
+		[CAL_NULL_EXIT] = "null_exit_ns",
+		[CAL_NPT_FAULT] = "npt_fault_ns",
+	};
+	unsigned int k;
+
+	for (k = 0; k < CAL_NR; k++) {
+		const struct jv *x = jv_get(fc, key[k]);
+		double p50 = jv_num(jv_get(x, "p50"), NAN);
+		double n = jv_num(jv_get(x, "n"), 0);
+
+		r->cal_n[k] = isnan(p50) || n < 1 ? 0 : (uint32_t)n;
+		r->cal_ns[k] = p50;
+	}
+}
+
 /*
  * What samples.csv does not say about a cell, from the round's
  * summary.json: its wall time, conversions run, warm-up, THP setting
@@ -80,6 +100,34 @@ static void cells_from_summary(struct cell_result *res, size_t n,
 		res[i].p.warmup = jv_num(jv_get(c, "warmup"), 0);
 		snprintf(res[i].thp, sizeof(res[i].thp), "%s",
 			 jv_str(jv_get(c, "shmem_thp"), ""));
+		cal_from_summary(&res[i], jv_get(c, "fixed_costs"));
+	}
+}
+
+/*
+ * NPT faults per conversion of each plain cell, as the boot's --counts
+ * run counted them in the same cell (for the fixed costs, cellstats.h)
+ */
+static void npf_from_counts(struct cell_result *res, size_t n,
+			    const struct jv *counts)
+{
+	const struct jv *cells = jv_get(counts, "cells");
+	unsigned int d;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		for (d = 0; d < DIR_NR; d++) {
+			const struct jv *c = summary_find(cells,
+					conv_mode_name(res[i].p.mode),
+					res[i].p.size, conv_dir_name(d));
+			double v = jv_num(jv_get(jv_get(jv_get(c, "work"),
+					  "npt_faults"), "per_conversion"), NAN);
+
+			if (isnan(v))
+				continue;
+			res[i].npf[d] = v;
+			res[i].npf_known |= 1u << d;
+		}
 	}
 }
 
@@ -102,6 +150,7 @@ static void read_boot(struct boot *b, const char *dir)
 	cells_from_summary(b->plain, b->nplain, b->plain_sum);
 	b->traced_sum = load_opt(dir, "traced");
 	b->counts_sum = load_opt(dir, "counts");
+	npf_from_counts(b->plain, b->nplain, b->counts_sum);
 	snprintf(path, sizeof(path), "%s/traced/samples.csv", dir);
 	if (!access(path, R_OK) &&
 	    samples_read_csv(path, &b->traced, &b->ntraced, err, sizeof(err)))

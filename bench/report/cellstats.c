@@ -81,6 +81,50 @@ static size_t cell_scan(const struct cell_result *res, size_t nres,
 	return n;
 }
 
+/* NPT faults per conversion of r in direction d: counted, or NaN */
+static double npf_of(const struct cell_result *r, enum conv_dir d)
+{
+	double f = 0;
+	size_t j, n = 0;
+
+	if (r->npf_known & (1u << d))
+		return r->npf[d];
+	if (!r->work)
+		return NAN;
+	for (j = 0; j < r->n; j++) {
+		if (r->samples[j].dir == d) {
+			f += r->work[j].npt_faults;
+			n++;
+		}
+	}
+	return n ? f / n : NAN;
+}
+
+double cs_fixed_cost(const struct cell_result *r, enum conv_dir d)
+{
+	double u = 0, f = npf_of(r, d), umem;
+	size_t j, n = 0;
+
+	if (!r->cal_n[CAL_NULL_EXIT] || !r->cal_n[CAL_NPT_FAULT] || isnan(f))
+		return NAN;
+	for (j = 0; j < r->n; j++) {
+		if (r->samples[j].dir != d)
+			continue;
+		u += r->samples[j].exits;
+		n++;
+	}
+	if (!n)
+		return NAN;
+	u /= n;
+	/*
+	 * the userspace exits that were faults (all but the hypercall of
+	 * an explicit conversion) are counted as NPT faults too
+	 */
+	umem = fmax(0, u - (r->p.trigger == TRIGGER_EXPLICIT));
+	return u * r->cal_ns[CAL_NULL_EXIT] +
+	       fmax(0, f - umem) * r->cal_ns[CAL_NPT_FAULT];
+}
+
 /*
  * c->total[] in rounds' order, each round's percentiles; the exits. A
  * round's blocks (a design's boot runs each cell in blocks: ABBA) are
@@ -90,7 +134,7 @@ static double cell_rounds(const struct cell_result *res, size_t nres,
 			  struct cell_stats *c, double *tmp)
 {
 	size_t i, j, at = 0, rstart = 0;
-	double exits = 0;
+	double exits = 0, fsum = 0, fixed;
 	unsigned int p;
 
 	for (i = 0; i < nres; i++) {
@@ -110,9 +154,11 @@ static double cell_rounds(const struct cell_result *res, size_t nres,
 		}
 		if (at == start)
 			continue;
+		fixed = cs_fixed_cost(r, c->dir) * (at - start);
 		if (c->nrounds && c->round[c->nrounds - 1].round == r->p.round) {
 			rd = &c->round[c->nrounds - 1];	/* its next block */
 			start = rstart;
+			fsum += fixed;
 		} else if (c->nrounds == MAX_ROUNDS) {
 			continue;
 		} else {
@@ -120,9 +166,15 @@ static double cell_rounds(const struct cell_result *res, size_t nres,
 			rd->round = r->p.round;
 			rd->boot_slot = r->p.boot_slot;
 			rstart = start;
+			fsum = fixed;
+			for (p = 0; p < CAL_NR; p++)
+				rd->cal_ns[p] = r->cal_n[p] ? r->cal_ns[p] : NAN;
+			rd->npf = npf_of(r, c->dir);
 		}
 		/* this round's percentiles, on a copy of its samples */
 		rd->n = at - start;
+		/* weighted by the blocks' samples; NaN if one is unknown */
+		rd->fixed_ns = fsum / rd->n;
 		memcpy(tmp, c->total + start, rd->n * sizeof(double));
 		stats_sort(tmp, rd->n);
 		for (p = 0; p < CS_NPCT; p++)
@@ -191,6 +243,35 @@ static void cell_phases(const struct cell_result *res, size_t nres,
 	}
 }
 
+/* the calibration over the cell's VMs; the rounds' fixed costs' median */
+static void cell_fixed(const struct cell_result *res, size_t nres,
+		       struct cell_stats *c, double *tmp, size_t ntmp)
+{
+	unsigned int k;
+	size_t i, at;
+
+	for (k = 0; k < CAL_NR; k++) {
+		for (i = 0, at = 0; i < nres && at < ntmp; i++) {
+			const struct cell_result *r = &res[i];
+
+			if (!in_cell(r, c->mode, c->size, c->dir) ||
+			    !r->cal_n[k])
+				continue;
+			tmp[at++] = r->cal_ns[k];
+			c->cal_n[k] += r->cal_n[k];
+		}
+		c->cal_ns[k] = median_of(tmp, at);
+	}
+	for (k = 0, at = 0; k < c->nrounds && at < ntmp; k++) {
+		if (isnan(c->round[k].fixed_ns)) {
+			at = 0;
+			break;
+		}
+		tmp[at++] = c->round[k].fixed_ns;
+	}
+	c->fixed_ns = median_of(tmp, at);
+}
+
 /* one (mode, size, direction) over the rounds of res[] */
 static int cell_build(const struct cell_result *res, size_t nres,
 		      enum conv_mode m, uint64_t size, enum conv_dir d,
@@ -218,6 +299,11 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		return -ENOMEM;
 	}
 	cell_phases(res, nres, c, tmp);
+	free(tmp);
+	tmp = calloc(nres + MAX_ROUNDS, sizeof(double));
+	if (!tmp)
+		return -ENOMEM;
+	cell_fixed(res, nres, c, tmp, nres + MAX_ROUNDS);
 	free(tmp);
 	return 0;
 }
@@ -314,6 +400,44 @@ static void round_covs(struct ratio_pct *x, const struct cs_round *de,
 	}
 }
 
+/* q->norm: the p50s less the fixed costs, rounds paired as for p50 */
+static void ratio_norm_build(struct ratio_stats *q)
+{
+	const struct cell_stats *de = q->de, *in = q->in;
+	struct ratio_pct *x = &q->norm;
+	unsigned int a, b;
+
+	memset(x, 0, sizeof(*x));
+	x->ratio = x->lo = x->hi = x->jlo = x->jhi = x->pooled = NAN;
+	x->shown = true;
+	if (de->pct[CS_P50] > de->fixed_ns && in->pct[CS_P50] > in->fixed_ns)
+		x->pooled = (in->pct[CS_P50] - in->fixed_ns) /
+			    (de->pct[CS_P50] - de->fixed_ns);
+	for (a = 0; a < de->nrounds; a++) {
+		const struct cs_round *rd = &de->round[a], *ri;
+		double nd, ni;
+
+		for (b = 0; b < in->nrounds; b++)
+			if (in->round[b].round == rd->round)
+				break;
+		if (b == in->nrounds)
+			continue;
+		ri = &in->round[b];
+		nd = rd->pct[CS_P50] - rd->fixed_ns;
+		ni = ri->pct[CS_P50] - ri->fixed_ns;
+		/* a round without its fixed costs: no normalized ratio at all */
+		if (!(nd > 0) || !(ni > 0)) {
+			x->nrounds = 0;
+			x->pooled = NAN;
+			return;
+		}
+		x->round_id[x->nrounds] = rd->round;
+		round_covs(x, rd, ri, de->mode, in->mode);
+		x->per_round[x->nrounds++] = ni / nd;
+	}
+	ratio_pct_intervals(x);
+}
+
 void ratio_stats_build(struct ratio_stats *q)
 {
 	const struct cell_stats *de = q->de, *in = q->in;
@@ -347,6 +471,7 @@ void ratio_stats_build(struct ratio_stats *q)
 		}
 		ratio_pct_intervals(x);
 	}
+	ratio_norm_build(q);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -48,7 +48,21 @@ struct cs_round {
 	uint8_t boot_slot;	/* cell_params.boot_slot: 0 without a design */
 	size_t n;
 	double pct[CS_NPCT];
+	/* the emulator's fixed cost of one conversion (cs_fixed_cost()) */
+	double fixed_ns;
+	/* what it came from, as its first block's VM had them; NaN unknown */
+	double cal_ns[CAL_NR];
+	double npf;		/* NPT faults per conversion */
 };
+
+/*
+ * The emulator's fixed cost of one conversion of r in direction d, in
+ * ns: its userspace exits (the samples' exits) at r's null exit each,
+ * and its NPT faults that KVM fixed without userspace (r->npf[], else
+ * the --counts work of its samples) at r's NPT fault each. NaN where r
+ * has no calibration or no fault count.
+ */
+double cs_fixed_cost(const struct cell_result *r, enum conv_dir d);
 
 struct cell_stats {
 	enum conv_mode mode;
@@ -63,6 +77,10 @@ struct cell_stats {
 	double first_p50;		/* request to first access */
 	double phase_p50[PH_NR];
 	double exits_mean;
+	/* the calibration: medians over the cell's VMs, their samples */
+	double cal_ns[CAL_NR];
+	uint32_t cal_n[CAL_NR];
+	double fixed_ns;		/* median over rounds; NaN unknown */
 	unsigned int nrounds;
 	struct cs_round round[MAX_ROUNDS];
 	double *total;			/* pooled total_ns, sorted, n */
@@ -137,6 +155,11 @@ struct ratio_stats {
 	enum conv_mode num, den;
 	const struct cell_stats *de, *in;
 	struct ratio_pct pct[CS_NPCT];
+	/*
+	 * p50 less the emulator's fixed cost (cs_round.fixed_ns), round by
+	 * round, with its own 95% CI (in no family); nrounds 0: unknown
+	 */
+	struct ratio_pct norm;
 };
 
 struct run_stats {

@@ -142,6 +142,11 @@ static void print_dir(FILE *f, const struct cell_result *res, unsigned int d)
 		MED(host_record), MED(host_mem), MED(host_release),
 		MED(fault_in));
 #undef MED
+	if (res->cal_n[CAL_NULL_EXIT] || res->cal_n[CAL_NPT_FAULT])
+		fprintf(f, "fixed costs of this VM (ns, median): null exit "
+			"%.0f (n %u), NPT fault %.0f (n %u)\n",
+			res->cal_ns[CAL_NULL_EXIT], res->cal_n[CAL_NULL_EXIT],
+			res->cal_ns[CAL_NPT_FAULT], res->cal_n[CAL_NPT_FAULT]);
 	free(v);
 }
 
@@ -187,15 +192,30 @@ static void print_pooled(FILE *f, const struct run_stats *rs)
 			c->pct[CS_P50]);
 		if (!isnan(c->p50_lo))
 			fprintf(f, " (%.0f..%.0f)", c->p50_lo, c->p50_hi);
-		fprintf(f, " [%zu]  p90 %.0f [%zu]  p99 %.0f [%zu]\n",
+		fprintf(f, " [%zu]  p90 %.0f [%zu]  p99 %.0f [%zu]",
 			c->beyond[CS_P50], c->pct[CS_P90], c->beyond[CS_P90],
 			c->pct[CS_P99], c->beyond[CS_P99]);
+		if (!isnan(c->fixed_ns))
+			fprintf(f, "  fixed %.0f", c->fixed_ns);
+		fprintf(f, "\n");
 	}
 }
 
 void report_print_ratios(FILE *f, const struct run_stats *rs)
 {
 	report_print_ratio_list(f, rs->ratios, rs->nratios);
+}
+
+/* the p50 ratio less the emulator's fixed costs, where they are known */
+static void print_norm(FILE *f, const struct ratio_pct *x)
+{
+	if (!x->nrounds)
+		return;
+	fprintf(f, "  %-4s %-10s p50 less fixed costs %.3f", "", "", x->ratio);
+	if (isnan(x->lo))
+		fprintf(f, " (CI n/a: %u round)\n", x->nrounds);
+	else
+		fprintf(f, " (%.3f..%.3f)\n", x->lo, x->hi);
 }
 
 void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
@@ -247,6 +267,7 @@ void report_print_ratio_list(FILE *f, const struct ratio_stats *ratios,
 				fprintf(f, " %.3f", x->earlier[k]);
 			fprintf(f, "\n");
 		}
+		print_norm(f, &q->norm);
 	}
 }
 

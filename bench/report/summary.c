@@ -27,6 +27,37 @@ static void json_pcts(struct jsonw *w, const struct cell_stats *c)
 	}
 }
 
+/* the emulator's fixed costs the cell's VMs measured, and its p50 less them */
+static void json_fixed(struct jsonw *w, const struct cell_stats *c)
+{
+	static const char *const key[CAL_NR] = {
+		[CAL_NULL_EXIT] = "null_exit_ns",
+		[CAL_NPT_FAULT] = "npt_fault_ns",
+	};
+	unsigned int k;
+
+	jsonw_key(w, "fixed_costs");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "method", "measured in every VM before its first "
+		     "conversion: a null exit to userspace (the conversion "
+		     "hypercall answered without work) and a write fault on a "
+		     "page the host has allocated and KVM has not mapped; a "
+		     "conversion's fixed cost is its userspace exits times the "
+		     "null exit plus its other NPT faults (counted) times the "
+		     "fault, per round");
+	for (k = 0; k < CAL_NR; k++) {
+		jsonw_key(w, key[k]);
+		jsonw_obj_open(w);
+		jsonw_kv_u64(w, "n", c->cal_n[k]);
+		jsonw_kv_double(w, "p50", c->cal_n[k] ? c->cal_ns[k] : NAN);
+		jsonw_obj_close(w);
+	}
+	jsonw_kv_double(w, "per_conversion_ns", c->fixed_ns);
+	jsonw_kv_double(w, "p50_less_fixed_ns", c->n && !isnan(c->fixed_ns) ?
+			c->pct[CS_P50] - c->fixed_ns : NAN);
+	jsonw_obj_close(w);
+}
+
 static void json_cell(struct jsonw *w, const struct report *r,
 		      const struct cell_stats *c)
 {
@@ -72,6 +103,13 @@ static void json_cell(struct jsonw *w, const struct report *r,
 		jsonw_kv_u64(w, "n", c->round[k].n);
 		for (p = 0; p < CS_NPCT; p++)
 			jsonw_kv_double(w, cs_pct_name[p], c->round[k].pct[p]);
+		/* its fixed costs, and what they came from (merge_gmem.c) */
+		jsonw_kv_double(w, "fixed_ns", c->round[k].fixed_ns);
+		jsonw_kv_double(w, "null_exit_ns",
+				c->round[k].cal_ns[CAL_NULL_EXIT]);
+		jsonw_kv_double(w, "npt_fault_ns",
+				c->round[k].cal_ns[CAL_NPT_FAULT]);
+		jsonw_kv_double(w, "npt_faults", c->round[k].npf);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
@@ -83,12 +121,39 @@ static void json_cell(struct jsonw *w, const struct report *r,
 		jsonw_kv_double(w, cs_phase_name[p], c->phase_p50[p]);
 	jsonw_obj_close(w);
 	jsonw_kv_double(w, "exits_per_conversion", c->n ? c->exits_mean : NAN);
+	json_fixed(w, c);
 	for (k = 0; k < r->nextra; k++) {
 		if (!r->extra[k].cell_json)
 			continue;
 		jsonw_key(w, r->extra[k].key);
 		r->extra[k].cell_json(w, c, r->extra[k].arg);
 	}
+	jsonw_obj_close(w);
+}
+
+/* the p50 ratio with the emulator's fixed costs taken out */
+static void json_norm(struct jsonw *w, const struct ratio_pct *x)
+{
+	unsigned int k;
+
+	jsonw_key(w, "p50_exit_normalized");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "what", "the p50s less each round's fixed_costs "
+		     "per_conversion_ns; 95% CI as p50's, in no joint family");
+	jsonw_kv_double(w, "ratio", x->nrounds ? x->ratio : NAN);
+	jsonw_kv_double(w, "ci95_lo", x->lo);
+	jsonw_kv_double(w, "ci95_hi", x->hi);
+	jsonw_kv_u64(w, "ci95_df", x->df);
+	jsonw_kv_double(w, "pooled", x->pooled);
+	jsonw_key(w, "per_round");
+	jsonw_arr_open(w);
+	for (k = 0; k < x->nrounds; k++) {
+		jsonw_obj_open(w);
+		jsonw_kv_u64(w, "round", x->round_id[k]);
+		jsonw_kv_double(w, "ratio", x->per_round[k]);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
 	jsonw_obj_close(w);
 }
 
@@ -148,6 +213,7 @@ void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q)
 		jsonw_arr_close(w);
 		jsonw_obj_close(w);
 	}
+	json_norm(w, &q->norm);
 	jsonw_obj_close(w);
 }
 

@@ -70,6 +70,9 @@ run_cell() {
 	[ -s "$out/hist.csv" ] && [ -s "$out/histograms.txt" ]
 	tap_ok $? "$name: hist.csv and histograms.txt written"
 	check_samples "$out/samples.csv" "$name"
+	# the VM's calibration, in either trigger: 32 null exits, 32 faults
+	grep -q '^fixed costs of this VM (ns, median): null exit [1-9][0-9]* (n 32), NPT fault [1-9][0-9]* (n 32)$' "$out.txt"
+	tap_ok $? "$name: the VM timed 32 null exits and 32 NPT faults"
 }
 
 # old data kept (--preserve)
@@ -164,6 +167,23 @@ tap_ok $? "--counts: at least one TLB flush request per conversion in every cell
 grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 npt_fixed 1 spte_4k 1 spte_2m 0 host_faults 1 pages_allocated 1 pages_freed 1 pages_zeroed 1 bytes_copied 8192$' "$work/c1.work" &&
 	grep -q '^  inplace     64K  to-private exits 17 npt_faults 16 npt_fixed 16 spte_4k 16 spte_2m 0 host_faults 0 pages_allocated 0 pages_freed 0 pages_zeroed 0 bytes_copied 0$' "$work/c1.work"
 tap_ok $? "--counts: destructive allocates, frees, zeroes and copies a page per 4K; in place none"
+# the fixed cost of a conversion: its one exit at the VM's null exit, its
+# NPT faults (1 per 4K page here) at the VM's fault; one VM per cell
+bad=$(awk '
+	/^(destructive|inplace) (4K|64K) to-/ { cell = $1 " " $2 }
+	/^fixed costs of this VM/ { e[cell] = $10; f[cell] = $15 }
+	/^  (destructive|inplace) +(4K|64K) +to-.* n .* fixed / {
+		k = $1 " " $2; npf = $2 == "4K" ? 1 : 16
+		want = e[k] + npf * f[k]; got = $NF; n++
+		if (!(k in e) || got - want > 1 + npf || want - got > 1 + npf) {
+			print "# " k " " $3 ": fixed " got ", expected " want > "/dev/stderr"; b++
+		}
+	}
+	END { print n == 8 ? b + 0 : "missing " n }' "$work/c1.txt")
+[ "$bad" = 0 ]
+tap_ok $? "--counts: a conversion's fixed cost is its exit at the null exit and its faults at the NPT fault ($bad)"
+grep -q '^ *p50 less fixed costs [0-9.]* ' "$work/c1.txt"
+tap_ok $? "--counts: the ratios less the fixed costs printed"
 "$CB" --mode=destructive --size=4K --iterations=10 --rounds=1 --counts \
 	--no-preserve >"$work/np.txt" 2>&1
 grep -q '^  destructive 4K   to-shared  exits 2 npt_faults 1 ' "$work/np.txt"
