@@ -23,6 +23,9 @@
 #     report's gmem rows, the three ratios each with its CI, gmem's
 #     kernel and what differs, the v5 functions beside their 6.12
 #     counterparts.
+#   - the emulator's fixed costs: each boot's calibration and counted
+#     faults through both merges into the report, every figure
+#     recomputed here;
 #
 #   analysis/test_report.sh   (CONVREPORT=path, CONVBENCH=path: default
 #                              build/analysis/convreport, build/bench/convbench)
@@ -76,9 +79,47 @@ summary() {	# summary ROUND: a boot's plain/summary.json on stdout
   },
   "method": { "rounds": 1, "order_seed": 99 },
   "rounds": [ { "round": $1, "order": "2M destructive, 2M inplace, 4K inplace, 4K destructive" } ],
-  "cells": []
+  "cells": [ $(cal_cells "$1") ]
 }
 JSON
+}
+# the VMs' calibration of round R: null exit 3000 + 200 R (+ 400 in
+# place), NPT fault 2000 + 200 R (fixed_expect computes with them)
+cal_cells() {
+	awk -v r="$1" 'BEGIN {
+		split("4K 2M", sz, " ")
+		for (m = 0; m < 2; m++) for (s = 1; s <= 2; s++)
+			printf "%s{ \"mode\": \"%s\", \"size\": \"%s\", \"direction\": \"to-shared\", \"fixed_costs\": { \"null_exit_ns\": { \"n\": 32, \"p50\": %d }, \"npt_fault_ns\": { \"n\": 32, \"p50\": %d } } }", \
+				n++ ? ", " : "", m ? "inplace" : "destructive", sz[s], \
+				3000 + 200 * r + 400 * m, 2000 + 200 * r
+	}'
+}
+# fixed_expect NUM_MODE NUM_FACTOR SIZE DIR: the ratio less the fixed
+# costs, computed here from what samples() and cal_cells() made, over
+# the valid rounds 0 and 1: per round (p50 - fixed) of the numerator
+# (inplace, or destructive scaled by NUM_FACTOR as gmem is) over that
+# of destructive; fixed = 1 exit x null exit + 1 fault x NPT fault
+fixed_expect() {
+	awk -v nm="$1" -v nf="$2" -v sz="$3" -v dr="$4" '
+	function p50(r, m, f,   i, base, v, k, lo, hi) {
+		for (i = 0; i < 60; i++) {
+			base = (sz == "4K" ? 50000 : 5000000) * (dr == "to-shared" ? 1 : 1.2) * f
+			v = base * (1 + (i * 7 % 60) / 100)
+			if (m) v *= 0.7 * 1 * (1 + 0.02 * (r - 0.5))
+			k = i * 7 % 60
+			if (k == 29) lo = int(v)
+			if (k == 30) hi = int(v)
+		}
+		return (lo + hi) / 2
+	}
+	function fixed(r, m) { return 3000 + 200 * r + 400 * m + 2000 + 200 * r }
+	BEGIN {
+		for (r = 0; r < 2; r++) {
+			num = nm == "inplace" ? p50(r, 1, 1) - fixed(r, 1) : p50(r, 0, nf) - fixed(r, 0)
+			g += log(num / (p50(r, 0, 1) - fixed(r, 0))) / 2
+		}
+		printf "%.3f\n", exp(g)
+	}'
 }
 work() {	# work IPIS: counts/summary.json, IPIs vary by boot
 	awk -v ipis="$1" 'BEGIN {
@@ -212,6 +253,21 @@ grep -A 1 '^kvm_faultin_pfn_private$' "$rep" | grep -q 'not traced: not in BTF o
 tap_ok $? "a missing probe says why"
 ! grep -q 'setup' "$rep" || ! grep -A 6 '^shmem_fallocate, 4K' "$rep" | grep -q '101'
 tap_ok $? "setup phases are not in the conversions' histograms"
+# the emulator's fixed costs: each round's VMs' calibration (plain
+# summary.json) priced by the conversion's exit and its counted fault
+grep -q "^The emulator's fixed costs, us" "$rep" &&
+	grep -A 3 '^4K to-shared$' "$rep" | grep -qE '^  destructive +3\.1 +2\.1 +5\.2 ' &&
+	grep -A 3 '^4K to-shared$' "$rep" | grep -qE '^  inplace +3\.5 +2\.1 +5\.6 '
+tap_ok $? "fixed costs: per cell the calibration's medians over rounds and the fixed cost per conversion (5.2 and 5.6 us)"
+bad=0
+for sz in 4K 2M; do
+	for dr in to-shared to-private; do
+		want=$(fixed_expect inplace 1 $sz $dr)
+		grep -A 4 "^$sz $dr\$" "$rep" | grep -qE "^    in/de  raw 0\.700 .* less fixed $want \(" ||
+			{ echo "# $sz $dr: in/de less fixed: want $want"; bad=$((bad + 1)); }
+	done
+done
+tap_ok $bad "in/de less the fixed costs, per round (p50 - fixed) over (p50 - fixed), as computed here ($bad differ)"
 
 cp "$rep" "$tmp/first"
 "$CR" -q "$run" > "$tmp/quiet"
@@ -324,7 +380,7 @@ for r in 0 1 2; do
 	mkdir -p "$b/plain" "$b/traced" "$b/counts"
 	gsamples $r > "$b/plain/samples.csv"
 	work 0 | sed 's/"destructive"/"gmem"/' > "$b/counts/summary.json"
-	summary $r | sed 's/6\.1\.192-convbench-00017-gabcdef12/6.12.57-convbench-gmem/' > "$b/plain/summary.json"
+	summary $r | sed 's/6\.1\.192-convbench-00017-gabcdef12/6.12.57-convbench-gmem/; s/"destructive"/"gmem"/g' > "$b/plain/summary.json"
 	gsamples $r > "$b/traced/samples.csv"
 	{
 		echo "probe,mode,size,phase,low_ns,high_ns,count"
@@ -379,6 +435,16 @@ tap_ok $? "ratios against destructive and against gmem, each with its CI ($gm, $
 grep -E '^  in/gm p50   0\.500  95% CI ' "$rep3" | awk '{ split($6, a, /\.\./); if (!(a[1] < 0.5 && a[2] > 0.5)) bad = 1 } END { exit bad }' &&
 	[ "$(grep -c '^  gm/de p99   not shown: 0 and 2 samples beyond, < 50$' "$rep3")" -eq 4 ]
 tap_ok $? "in/gm's CIs hold 0.5; gmem's tail ratios withheld as the others"
+# gmem's fixed costs come through gmem/summary.json's rounds
+bad=0
+for sz in 4K 2M; do
+	for dr in to-shared to-private; do
+		want=$(fixed_expect gmem 1.4 $sz $dr)
+		grep -A 6 "^$sz $dr\$" "$rep3" | grep -qE "^    gm/de  raw 1\.400 .* less fixed $want( |\$)" ||
+			{ echo "# $sz $dr: gm/de less fixed: want $want"; bad=$((bad + 1)); }
+	done
+done
+tap_ok $bad "gm/de less the fixed costs: gmem's rounds' calibration through its merged summary ($bad differ)"
 grep -q '^gmem: kernel 6.12.57-convbench-gmem, other boots (gmem/)' "$rep3" &&
 	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
 	grep -q 'between boots too' "$rep3"
@@ -585,4 +651,5 @@ tap_ok $? "a folder without summary.json: exit 1, says so ($rc)"
 rc=$?
 [ $rc -eq 2 ] && grep -q 'no boot-K folders' "$tmp/err" && [ ! -e "$tmp/m2/summary.json" ]
 tap_ok $? "--merge of a folder without boots: exit 2, nothing written ($rc)"
+
 tap_finish
