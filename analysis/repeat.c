@@ -234,58 +234,168 @@ static int peers_load(struct peers *p, const struct run *r,
 	return 0;
 }
 
-/* one ratio's row over this run (index 0) and the peers */
-static void row(FILE *f, const struct run *r, const struct peers *p,
-		unsigned int l, uint64_t size, enum conv_dir dir,
-		double margin, unsigned int *nrows, unsigned int *nwithin)
-{
-	double v[REPEAT_MAX + 1], lo[REPEAT_MAX + 1], hi[REPEAT_MAX + 1];
-	double mn = INFINITY, mx = 0, glog = 0;
-	unsigned int n = 0, in = 0, pairs = 0, i, j, shown;
-	bool within = true;
-	char buf[200], label[48], sz[32];
-	int at;
+/*
+ * One ratio over this run and the peers: v[i] of run i (0: this run,
+ * then the peers newest first; NaN where a run lacks it), the spread
+ * max/min - 1 of the values there are, whether all lie within the
+ * margin of their geometric mean, and how often one run's value lies
+ * in another's CI. false: this run lacks the ratio.
+ */
+struct rep_row {
+	unsigned int n;			/* runs with the ratio */
+	double v[REPEAT_MAX + 1];
+	double spread;
+	bool within;
+	unsigned int in, pairs;
+};
 
+static bool row_stats(const struct run *r, const struct peers *p,
+		      unsigned int l, uint64_t size, enum conv_dir dir,
+		      double margin, struct rep_row *o)
+{
+	double lo[REPEAT_MAX + 1], hi[REPEAT_MAX + 1];
+	double mn = INFINITY, mx = 0, glog = 0;
+	unsigned int i, j;
+
+	memset(o, 0, sizeof(*o));
+	o->within = true;
 	for (i = 0; i <= p->n; i++) {
 		const struct jv *x = p50_of(i ? &p->run[p->n - i] : r, l,
 					    size, dir);
 		double x0 = jv_num(jv_get(x, "ratio"), NAN);
 
+		o->v[i] = NAN;
+		lo[i] = hi[i] = NAN;
 		if (!(x0 > 0)) {
 			if (!i)
-				return;
+				return false;
 			continue;
 		}
-		v[n] = x0;
-		lo[n] = jv_num(jv_get(x, "ci95_lo"), NAN);
-		hi[n] = jv_num(jv_get(x, "ci95_hi"), NAN);
+		o->v[i] = x0;
+		lo[i] = jv_num(jv_get(x, "ci95_lo"), NAN);
+		hi[i] = jv_num(jv_get(x, "ci95_hi"), NAN);
 		mn = fmin(mn, x0);
 		mx = fmax(mx, x0);
 		glog += log(x0);
-		n++;
+		o->n++;
 	}
-	glog /= n;
-	for (i = 0; i < n; i++)
-		within &= fabs(v[i] / exp(glog) - 1) <= margin / 100;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
-			if (i != j && !isnan(lo[j])) {
-				pairs++;
-				in += v[i] >= lo[j] && v[i] <= hi[j];
+	glog /= o->n;
+	o->spread = 100 * (mx / mn - 1);
+	for (i = 0; i <= p->n; i++)
+		o->within &= isnan(o->v[i]) ||
+			     fabs(o->v[i] / exp(glog) - 1) <= margin / 100;
+	for (i = 0; i <= p->n; i++)
+		for (j = 0; j <= p->n; j++)
+			if (i != j && !isnan(o->v[i]) && !isnan(lo[j])) {
+				o->pairs++;
+				o->in += o->v[i] >= lo[j] && o->v[i] <= hi[j];
 			}
+	return true;
+}
+
+/* one ratio's row over this run (index 0) and the peers */
+static void row(FILE *f, const struct run *r, const struct peers *p,
+		unsigned int l, uint64_t size, enum conv_dir dir,
+		double margin, unsigned int *nrows, unsigned int *nwithin)
+{
+	struct rep_row o;
+	unsigned int i, shown;
+	char buf[200], label[48], sz[32];
+	int at;
+
+	if (!row_stats(r, p, l, size, dir, margin, &o))
+		return;
 	snprintf(label, sizeof(label), "%s %s %s", list_label[l],
 		 size_str(size, sz, sizeof(sz)), conv_dir_names[dir]);
 	at = snprintf(buf, sizeof(buf), "  %-20s", label);
-	shown = n < REPEAT_SHOWN + 1 ? n : REPEAT_SHOWN + 1;
-	for (i = 0; i < REPEAT_SHOWN + 1; i++)
-		at += snprintf(buf + at, sizeof(buf) - at, i < shown ?
-			       " %6.3f" : "       ", v[i]);
-	if (n > 1)
+	/* the values there are, this run's first */
+	for (i = 0, shown = 0; i <= p->n && shown < REPEAT_SHOWN + 1; i++) {
+		if (isnan(o.v[i]))
+			continue;
+		at += snprintf(buf + at, sizeof(buf) - at, " %6.3f", o.v[i]);
+		shown++;
+	}
+	for (; shown < REPEAT_SHOWN + 1; shown++)
+		at += snprintf(buf + at, sizeof(buf) - at, "       ");
+	if (o.n > 1)
 		snprintf(buf + at, sizeof(buf) - at, " %5.1f%% %-3s %3u/%u",
-			 100 * (mx / mn - 1), within ? "yes" : "no", in, pairs);
+			 o.spread, o.within ? "yes" : "no", o.in, o.pairs);
 	text_line(f, "%s", buf);
 	(*nrows)++;
-	*nwithin += n > 1 && within;
+	*nwithin += o.n > 1 && o.within;
+}
+
+/* a run's column label: the time of its name (20261205-181231-...) */
+static const char *run_label(const char *name, char *buf, size_t len)
+{
+	const char *t = strchr(name, '-');
+
+	snprintf(buf, len, "%.6s", t ? t + 1 : name);
+	return buf;
+}
+
+int repeat_markdown(FILE *f, const struct run *r, const char *root,
+		    double margin, char *err, size_t errlen)
+{
+	struct peers *p = calloc(1, sizeof(*p));
+	unsigned int l, d;
+	struct rep_row o;
+	struct ident me;
+	char lab[32], sz[32];
+	const char *self;
+	size_t i, k;
+	int e;
+
+	if (!p)
+		return -ENOMEM;
+	if (ident_load(r->dir, r, &me)) {
+		snprintf(err, errlen, "%s: no meta.json: its identity on the "
+			 "host is unknown", r->dir);
+		free(p);
+		return -EINVAL;
+	}
+	e = peers_load(p, r, &me, root, err, errlen);
+	if (e) {
+		free(p);
+		return e;
+	}
+	self = strrchr(r->dir, '/') && strrchr(r->dir, '/')[1] ?
+	       strrchr(r->dir, '/') + 1 : r->dir;
+	/* oldest first, this run last */
+	fprintf(f, "| ratio |");
+	for (i = 0; i < p->n; i++)
+		fprintf(f, " %s |", run_label(p->name[i], lab, sizeof(lab)));
+	fprintf(f, " %s | spread | within +-%.0f%% | in CIs |\n| --- |",
+		run_label(self, lab, sizeof(lab)), margin);
+	for (i = 0; i <= p->n; i++)
+		fprintf(f, " ---: |");
+	fprintf(f, " ---: | --- | ---: |\n");
+	for (l = 0; l < 3; l++)
+		for (k = 0; k < r->nsizes; k++)
+			for (d = 0; d < DIR_NR; d++) {
+				if (!row_stats(r, p, l, r->sizes[k], d, margin,
+					       &o))
+					continue;
+				fprintf(f, "| %s %s %s |", list_label[l],
+					size_str(r->sizes[k], sz, sizeof(sz)),
+					conv_dir_names[d]);
+				/* v[]: this run, then the newest peer first */
+				for (i = p->n + 1; i-- > 0;) {
+					if (isnan(o.v[i]))
+						fprintf(f, " - |");
+					else
+						fprintf(f, " %.3f |", o.v[i]);
+				}
+				if (o.n > 1)
+					fprintf(f, " %.1f%% | %s | %u/%u |\n",
+						o.spread, o.within ? "yes" : "no",
+						o.in, o.pairs);
+				else
+					fprintf(f, " - | - | - |\n");
+			}
+	peers_free(p);
+	free(p);
+	return 0;
 }
 
 int repeat_section(FILE *f, const struct run *r, const char *root,

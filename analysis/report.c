@@ -25,6 +25,7 @@
 
 #include "atomic_file.h"
 #include "plotdata.h"
+#include "markdown.h"
 #include "repeat.h"
 #include "sections.h"
 #include "text.h"
@@ -44,6 +45,10 @@ static const char usage[] =
 "                each p50 ratio's values, spread and agreement (no CI\n"
 "                takes them in); runs of another identity listed\n"
 "  --margin=PCT  the equivalence margin of --repeat (default 5)\n"
+"  --markdown=WHAT  print a README table instead (report.txt untouched):\n"
+"                threeway (p50s and ratios), fixed (the emulator's fixed\n"
+"                costs, ratios raw and less them), work (the work table),\n"
+"                repeat (repeatability over --repeat=ROOT's runs)\n"
 "  -q, --quiet   do not print the report, only write it\n"
 "  -h, --help    this text\n"
 "\n"
@@ -324,13 +329,14 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "plot-data", no_argument, NULL, 'P' },
 		{ "repeat", required_argument, NULL, 'R' },
+		{ "markdown", required_argument, NULL, 'D' },
 		{ "margin", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	bool quiet = false, plot = false;
-	const char *repeat = NULL;
+	const char *repeat = NULL, *markdown = NULL;
 	double margin = 5;
 	char *end;
 	char err[512], *text = NULL;
@@ -351,6 +357,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			repeat = optarg;
+			break;
+		case 'D':
+			markdown = optarg;
 			break;
 		case 'M':
 			errno = 0;
@@ -395,6 +404,15 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	have_g = !threeway_load(&g, argv[optind]);
+	if (markdown) {
+		/* the README's tables on stdout; report.txt untouched */
+		ret = markdown_tables(stdout, &r, have_g ? &g : NULL, markdown,
+				      repeat, margin, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "convreport: %s\n", err);
+		ret = ret ? 2 : 0;
+		goto out_code;
+	}
 	f = open_memstream(&text, &len);
 	if (!f) {
 		perror("convreport");

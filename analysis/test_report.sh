@@ -26,6 +26,8 @@
 #   - the emulator's fixed costs: each boot's calibration and counted
 #     faults through both merges into the report, every figure
 #     recomputed here;
+#   - README.md's generated tables are what convreport prints from the
+#     committed runs they name, and a changed figure fails the check.
 #
 #   analysis/test_report.sh   (CONVREPORT=path, CONVBENCH=path: default
 #                              build/analysis/convreport, build/bench/convbench)
@@ -652,4 +654,21 @@ rc=$?
 [ $rc -eq 2 ] && grep -q 'no boot-K folders' "$tmp/err" && [ ! -e "$tmp/m2/summary.json" ]
 tap_ok $? "--merge of a folder without boots: exit 2, nothing written ($rc)"
 
+# --- the README's tables: what convreport prints from the committed runs
+(cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" README.md) > "$tmp/readme.out" 2>&1
+rc=$?
+sed 's/^/# /' "$tmp/readme.out" | head -n 20
+nt=$(sed -n 's/^README.md: \([0-9]*\) generated tables.*/\1/p' "$tmp/readme.out")
+[ $rc -eq 0 ] && [ "${nt:-0}" -ge 3 ]
+tap_ok $? "README.md: its ${nt:-0} tables are what convreport prints from the committed runs ($rc)"
+# a figure no committed run holds: one p50 changed by hand
+sed '0,/^| 4K | to-shared | [0-9]/s/^\(| 4K | to-shared | \)\([0-9]\)/\19\2/' "$TOP/README.md" > "$tmp/README.md"
+(cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" "$tmp/README.md") > "$tmp/readme.out" 2>&1
+rc=$?
+! cmp -s "$TOP/README.md" "$tmp/README.md" && [ $rc -eq 1 ] &&
+	grep -q "the block of 'convreport --markdown=threeway" "$tmp/readme.out"
+tap_ok $? "a README whose table quotes a figure no run holds fails the check, naming the block ($rc)"
+(cd "$TOP" && sh analysis/readme-tables.sh "$CR" "$tmp/README.md") > /dev/null 2>&1 &&
+	cmp -s "$TOP/README.md" "$tmp/README.md"
+tap_ok $? "readme-tables.sh rewrites the block from the run"
 tap_finish
