@@ -5,6 +5,7 @@
  * RUN/plots/data/ (whitespace-separated, one "#" header line):
  *   meta              key=value: accel, kernel, cpu, date, sizes, modes ...
  *   stats.dat         mode size_bytes size dir n p50_us p90_us p99_us
+ *                     p50 and p99 bands lo hi (us; NaN without them)
  *   stats-M-D.dat     the same for one mode and direction, by size
  *   hist-M-S-D.dat    low_us high_us pct_per_16th_octave (hist.csv)
  *   cdf-M-S-D.dat     total_us fraction_at_or_below (samples.csv, <= ~2000
@@ -82,6 +83,17 @@ static void write_meta(const struct run *r, const struct run *g,
 	fclose(f);
 }
 
+/* spectrum entry k's band edge key of (m, size, d), us, or NaN */
+static double band_us(const struct run *r, const struct run *g,
+		      enum conv_mode m, uint64_t size, enum conv_dir d,
+		      size_t k, const char *key)
+{
+	const struct jv *sp = jv_get(jv_get(run_cell_of(r, g, m, size, d),
+					    "spectrum"), "percentiles");
+
+	return jv_num(jv_get(jv_at(sp, k), key), NAN) / 1000;
+}
+
 static void stats_row(FILE *f, const struct run *r, const struct run *g,
 		      enum conv_mode m, uint64_t size, enum conv_dir d)
 {
@@ -91,16 +103,22 @@ static void stats_row(FILE *f, const struct run *r, const struct run *g,
 
 	if (!tot)
 		return;
-	fprintf(f, "%s %llu %s %s %.0f %g %g %g\n", conv_mode_names[m],
+	fprintf(f, "%s %llu %s %s %.0f %g %g %g", conv_mode_names[m],
 		(unsigned long long)size, size_str(size, sz, sizeof(sz)),
 		conv_dir_names[d], jv_num(jv_get(tot, "n"), 0), us_of(tot, "p50"),
 		us_of(tot, "p90"), us_of(tot, "p99"));
+	/* the bands of p50 and p99 (NaN in a run without the spectrum) */
+	fprintf(f, " %g %g %g %g\n", band_us(r, g, m, size, d, 0, "band_lo"),
+		band_us(r, g, m, size, d, 0, "band_hi"),
+		band_us(r, g, m, size, d, 2, "band_lo"),
+		band_us(r, g, m, size, d, 2, "band_hi"));
 }
 
 static void write_stats(const struct run *r, const struct run *g,
 			const char *dir)
 {
-	static const char head[] = "# mode size_bytes size dir n p50_us p90_us p99_us\n";
+	static const char head[] = "# mode size_bytes size dir n p50_us p90_us p99_us "
+		"p50_lo p50_hi p99_lo p99_hi (us; the bands over resampled boots)\n";
 	FILE *all = open_in(dir, "stats.dat"), *f;
 	char name[96];
 	size_t i;

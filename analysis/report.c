@@ -423,6 +423,7 @@ int main(int argc, char **argv)
 	if (have_g)
 		threeway_setup(f, &g);
 	print_table(f, &r, have_g ? &g : NULL);
+	print_tails(f, &r, have_g ? &g : NULL);
 	print_work(f, &r, have_g ? &g : NULL);
 	print_fixed(f, &r, have_g ? &g : NULL);
 	print_overhead(f, &r);

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # How the cost grows with the size converted: median and p99 per
-# conversion against size (log-log) for both modes, one column per
+# conversion against size (log-log) for both modes, each with its 95%
+# band from resampling whole boots (a run without the bands draws no
+# p99: no tail without its band), one column per
 # direction; below, the ratio inplace / destructive of the medians and of
 # the p90s with their 95% CIs over rounds (summary.json's; a p90 ratio
 # it withholds is not drawn), or with a gmem column (a make bench run's
@@ -74,10 +76,10 @@ do for [o = 1:2] {
 		set title d
 		set logscale y 10
 		set format y "%g"
-		set ylabel "latency per conversion (us, log)"
+		set ylabel "latency per conversion (us, log; bars: 95% band over boots)"
 		eval "set xtics ".xt_blank
 		unset xlabel
-		r = range_of("'".rows("destructive", d)."' '".rows("inplace", d)."' '".rows("gmem", d)."'", 6, 8)
+		r = range_of("'".rows("destructive", d)."' '".rows("inplace", d)."' '".rows("gmem", d)."'", 6, 12)
 		if (word(r, 2) + 0 > 0) {
 			set yrange [word(r, 1) / 1.5 : word(r, 2) * 1.5]
 		} else {
@@ -90,8 +92,9 @@ do for [o = 1:2] {
 			m = word(modes, k)
 			c = mode_color(m)
 			cmd = cmd.(cmd eq "" ? "" : ", "). \
-				sprintf("'%s' using 2:6 with linespoints lw 2 pt 7 lc rgb '%s' title '%s median', ", rows(m, d), c, m). \
-				sprintf("'%s' using 2:8 with linespoints lw 2 dt 2 pt 6 lc rgb '%s' title '%s p99'", rows(m, d), c, m)
+				sprintf("'%s' using 2:6 with lines lw 2 lc rgb '%s' notitle, ", rows(m, d), c). \
+				sprintf("'%s' using 2:6:9:10 with yerrorbars lw 1.5 pt 7 lc rgb '%s' title '%s median', ", rows(m, d), c, m). \
+				sprintf("'%s' using ($2 * 1.08):8:11:12 with yerrorbars lw 1 pt 6 lc rgb '%s' title '%s p99'", rows(m, d), c, m)
 		}
 		eval "plot ".cmd
 

@@ -224,6 +224,82 @@ void print_fixed(FILE *f, const struct run *r, const struct run *g)
 	}
 }
 
+/* the band of spectrum entry x: "118..131", or "-" */
+static const char *band_str(const struct jv *x, char *buf, size_t len)
+{
+	double lo = jv_num(jv_get(x, "band_lo"), NAN);
+	double hi = jv_num(jv_get(x, "band_hi"), NAN);
+	char a[32], b[32];
+
+	if (isnan(lo) || isnan(hi))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s..%s", text_us(lo, a, sizeof(a)),
+			 text_us(hi, b, sizeof(b)));
+	return buf;
+}
+
+void print_tails(FILE *f, const struct run *r, const struct run *g)
+{
+	char sz[32], v[4][32], b[4][48], hd[4][16];
+	bool header = false;
+	size_t i, k;
+	int d, m;
+
+	for (i = 0; i < r->nsizes; i++) {
+		for (d = 0; d < DIR_NR; d++) {
+			bool title = false;
+
+			for (m = 0; m < MODE_NR; m++) {
+				const struct jv *sp = jv_get(jv_get(run_cell_of(r,
+						g, m, r->sizes[i], d), "spectrum"),
+						"percentiles");
+
+				if (jv_len(sp) != 4)
+					continue;
+				if (!header) {
+					fputc('\n', f);
+					text_wrap(f, "", "", "Tails, us: the pooled "
+						  "percentiles and below each its 95% "
+						  "band from resampling whole boots "
+						  "(1000 pools of the rounds drawn with "
+						  "replacement); [samples beyond]. A "
+						  "percentile with few samples beyond "
+						  "it has a wide band: read the band, "
+						  "not the value.");
+					header = true;
+				}
+				if (!title) {
+					for (k = 0; k < 4; k++)
+						snprintf(hd[k], sizeof(hd[k]), "%s",
+							 jv_str(jv_get(jv_at(sp, k),
+								"pct"), "?"));
+					fputc('\n', f);
+					text_line(f, "%-4s %-11s%14s%14s%14s%14s",
+						  size_str(r->sizes[i], sz, sizeof(sz)),
+						  conv_dir_names[d], hd[0], hd[1],
+						  hd[2], hd[3]);
+					title = true;
+				}
+				for (k = 0; k < 4; k++) {
+					const struct jv *x = jv_at(sp, k);
+					char us[32];
+
+					snprintf(v[k], sizeof(v[k]), "%s [%.0f]",
+						 text_us(jv_num(jv_get(x, "ns"), NAN),
+							 us, sizeof(us)),
+						 jv_num(jv_get(x, "beyond"), 0));
+					band_str(x, b[k], sizeof(b[k]));
+				}
+				text_line(f, "  %-14s%14s%14s%14s%14s",
+					  conv_mode_names[m], v[0], v[1], v[2], v[3]);
+				text_line(f, "  %-14s%14s%14s%14s%14s", "", b[0],
+					  b[1], b[2], b[3]);
+			}
+		}
+	}
+}
+
 void print_overhead(FILE *f, const struct run *r)
 {
 	const struct jv *o = jv_get(r->sum, "overhead");

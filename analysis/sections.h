@@ -14,6 +14,8 @@
 void print_work(FILE *f, const struct run *r, const struct run *g);
 /* the emulator's fixed costs per cell and the ratios less them */
 void print_fixed(FILE *f, const struct run *r, const struct run *g);
+/* the tail spectrum of every cell with its bands over resampled boots */
+void print_tails(FILE *f, const struct run *r, const struct run *g);
 void print_overhead(FILE *f, const struct run *r);
 void print_trace(FILE *f, const struct run *r);
 void print_hyperfine(FILE *f, const struct run *r);

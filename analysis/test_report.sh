@@ -255,6 +255,12 @@ grep -A 1 '^kvm_faultin_pfn_private$' "$rep" | grep -q 'not traced: not in BTF o
 tap_ok $? "a missing probe says why"
 ! grep -q 'setup' "$rep" || ! grep -A 6 '^shmem_fallocate, 4K' "$rep" | grep -q '101'
 tap_ok $? "setup phases are not in the conversions' histograms"
+# the tails: pooled percentiles, each with its band over resampled boots
+grep -q '^Tails, us: the pooled percentiles' "$rep" &&
+	grep -A 3 '^4K   to-shared  *p50  *p90  *p99  *p99.9$' "$rep" |
+	awk 'NR == 3 { n = split($0, f, " "); for (i = 1; i <= n; i++) if (f[i] ~ /^[0-9.]+\.\.[0-9.]+$/) b++ } END { exit b != 4 }'
+tap_ok $? "tails: p50..p99.9 per cell, each with a 95% band from resampling the boots"
+
 # the emulator's fixed costs: each round's VMs' calibration (plain
 # summary.json) priced by the conversion's exit and its counted fault
 grep -q "^The emulator's fixed costs, us" "$rep" &&

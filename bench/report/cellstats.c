@@ -7,6 +7,7 @@
 
 #include "cellstats.h"
 #include "effect.h"
+#include "rng.h"
 #include "stats.h"
 
 const double cs_pct_value[CS_NPCT] = { 50, 90, 99 };
@@ -173,6 +174,7 @@ static double cell_rounds(const struct cell_result *res, size_t nres,
 		}
 		/* this round's percentiles, on a copy of its samples */
 		rd->n = at - start;
+		rd->off = start;
 		/* weighted by the blocks' samples; NaN if one is unknown */
 		rd->fixed_ns = fsum / rd->n;
 		memcpy(tmp, c->total + start, rd->n * sizeof(double));
@@ -278,6 +280,7 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		      struct cell_stats *c)
 {
 	double *tmp, exits;
+	unsigned int k;
 	size_t n;
 
 	memset(c, 0, sizeof(*c));
@@ -293,6 +296,14 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		return -ENOMEM;
 	}
 	exits = cell_rounds(res, nres, c, tmp);
+	c->by_round = malloc((n ? n : 1) * sizeof(double));
+	if (!c->by_round) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	memcpy(c->by_round, c->total, n * sizeof(double));
+	for (k = 0; k < c->nrounds; k++)
+		stats_sort(c->by_round + c->round[k].off, c->round[k].n);
 	stats_sort(c->total, n);
 	if (cell_pooled(c, exits)) {
 		free(tmp);
@@ -548,8 +559,10 @@ void run_stats_free(struct run_stats *rs)
 {
 	size_t i;
 
-	for (i = 0; i < rs->ncells; i++)
+	for (i = 0; i < rs->ncells; i++) {
 		free(rs->cells[i].total);
+		free(rs->cells[i].by_round);
+	}
 	free(rs->cells);
 	free(rs->ratios);
 	memset(rs, 0, sizeof(*rs));
@@ -566,4 +579,110 @@ const struct cell_stats *run_stats_cell(const struct run_stats *rs,
 		    rs->cells[i].dir == d)
 			return &rs->cells[i];
 	return NULL;
+}
+
+/* ---- the tail spectrum, banded by resampling whole rounds ---- */
+
+const double cs_spec_value[CS_NSPEC] = { 50, 90, 99, 99.9 };
+const char *const cs_spec_name[CS_NSPEC] = { "p50", "p90", "p99", "p99.9" };
+
+/* samples <= v in round k's sorted segment */
+static size_t upto(const struct cell_stats *c, unsigned int k, double v)
+{
+	const double *x = c->by_round + c->round[k].off;
+	size_t lo = 0, hi = c->round[k].n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The j-th smallest (0-based) of the pool that takes round k w[k]
+ * times: the smallest pooled value with more than j at or below it
+ */
+static double kth(const struct cell_stats *c, const unsigned int *w, size_t j)
+{
+	size_t lo = 0, hi = c->n - 1;
+	unsigned int k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, cnt = 0;
+
+		for (k = 0; k < c->nrounds; k++)
+			if (w[k])
+				cnt += w[k] * upto(c, k, c->total[mid]);
+		if (cnt > j)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return c->total[lo];
+}
+
+/* numpy 'linear' percentile p of the weighted pool of n samples */
+static double pool_pct(const struct cell_stats *c, const unsigned int *w,
+		       size_t n, double p)
+{
+	double h = (n - 1) * p / 100, a, b;
+	size_t j = (size_t)h;
+
+	a = kth(c, w, j);
+	b = j + 1 < n ? kth(c, w, j + 1) : a;
+	return a + (h - j) * (b - a);
+}
+
+static void cell_bands(struct cell_stats *c, double *boot)
+{
+	unsigned int w[MAX_ROUNDS], b, k, p;
+	struct rng r;
+
+	c->banded = true;
+	for (p = 0; p < CS_NSPEC; p++) {
+		c->spec[p].value = stats_percentile_sorted(c->total, c->n,
+							   cs_spec_value[p]);
+		c->spec[p].beyond = c->n ? stats_beyond_sorted(c->total, c->n,
+						c->spec[p].value) : 0;
+		c->spec[p].lo = c->spec[p].hi = NAN;
+	}
+	if (c->nrounds < 2 || !c->n)
+		return;
+	rng_seed(&r, c->size * 31 + c->mode * 7 + c->dir + 1);
+	for (b = 0; b < CS_BOOT; b++) {
+		size_t n = 0;
+
+		memset(w, 0, sizeof(w));
+		for (k = 0; k < c->nrounds; k++)
+			w[rng_below(&r, c->nrounds)]++;
+		for (k = 0; k < c->nrounds; k++)
+			n += w[k] * c->round[k].n;
+		for (p = 0; p < CS_NSPEC; p++)
+			boot[p * CS_BOOT + b] = pool_pct(c, w, n,
+							 cs_spec_value[p]);
+	}
+	for (p = 0; p < CS_NSPEC; p++) {
+		stats_sort(boot + p * CS_BOOT, CS_BOOT);
+		c->spec[p].lo = stats_percentile_sorted(boot + p * CS_BOOT,
+							CS_BOOT, 2.5);
+		c->spec[p].hi = stats_percentile_sorted(boot + p * CS_BOOT,
+							CS_BOOT, 97.5);
+	}
+}
+
+void run_stats_bands(struct run_stats *rs)
+{
+	double *boot = malloc(CS_NSPEC * CS_BOOT * sizeof(double));
+	size_t i;
+
+	if (!boot)
+		return;
+	for (i = 0; i < rs->ncells; i++)
+		cell_bands(&rs->cells[i], boot);
+	free(boot);
 }

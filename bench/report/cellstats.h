@@ -43,8 +43,24 @@ enum cs_phase { PH_COPY, PH_EXIT_RT, PH_AFTER_EXIT, PH_HOST, PH_RECORD,
 		PH_MEMORY, PH_RELEASE, PH_NR };
 extern const char *const cs_phase_name[PH_NR];
 
+/*
+ * The tail spectrum of a cell: pooled percentiles with 95% bands from
+ * resampling whole rounds (boots) with replacement, CS_BOOT times (the
+ * percentile bootstrap; run_stats_bands())
+ */
+#define CS_NSPEC	4
+#define CS_BOOT		1000
+extern const double cs_spec_value[CS_NSPEC];	/* 50, 90, 99, 99.9 */
+extern const char *const cs_spec_name[CS_NSPEC];
+
+struct cs_band {
+	double value, lo, hi;	/* lo..hi NaN below 2 rounds */
+	size_t beyond;
+};
+
 struct cs_round {
 	uint32_t round;
+	size_t off;		/* its samples in cell_stats.by_round */
 	uint8_t boot_slot;	/* cell_params.boot_slot: 0 without a design */
 	size_t n;
 	double pct[CS_NPCT];
@@ -84,6 +100,9 @@ struct cell_stats {
 	unsigned int nrounds;
 	struct cs_round round[MAX_ROUNDS];
 	double *total;			/* pooled total_ns, sorted, n */
+	double *by_round;		/* the same, each round's sorted apart */
+	bool banded;			/* spec[] computed */
+	struct cs_band spec[CS_NSPEC];
 	/* aggregated over the cell's rounds */
 	uint64_t conversions;
 	double wall_s;
@@ -173,6 +192,12 @@ struct run_stats {
 int run_stats_build(const struct cell_result *res, size_t n,
 		    struct run_stats *rs);
 void run_stats_free(struct run_stats *rs);
+/*
+ * Every cell's spec[]: the pooled percentiles of cs_spec_value with the
+ * 2.5% and 97.5% quantiles of the same percentile over CS_BOOT pools of
+ * rounds drawn with replacement (seeded by the cell: reproducible)
+ */
+void run_stats_bands(struct run_stats *rs);
 /*
  * q->in over q->de, rounds paired by round number (q->size, dir, num,
  * den, de and in set by the caller)

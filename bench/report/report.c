@@ -337,6 +337,8 @@ int report_finish(struct report *r, const struct cell_result *res,
 	int err = 0, e;
 
 	err = run_stats_build(res, n, &rs);
+	if (!err)
+		run_stats_bands(&rs);
 	if (err) {
 		fprintf(stderr, "convbench: statistics: %s\n", strerror(-err));
 		return err;

@@ -58,6 +58,32 @@ static void json_fixed(struct jsonw *w, const struct cell_stats *c)
 	jsonw_obj_close(w);
 }
 
+/* the tail spectrum: pooled percentiles, 95% bands over resampled rounds */
+static void json_spectrum(struct jsonw *w, const struct cell_stats *c)
+{
+	unsigned int p;
+
+	jsonw_key(w, "spectrum");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "band", "95%: the 2.5% and 97.5% quantiles of the "
+		     "percentile over pools of the cell's rounds drawn with "
+		     "replacement (percentile bootstrap over boots)");
+	jsonw_kv_u64(w, "resamples", c->nrounds >= 2 ? CS_BOOT : 0);
+	jsonw_key(w, "percentiles");
+	jsonw_arr_open(w);
+	for (p = 0; p < CS_NSPEC; p++) {
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "pct", cs_spec_name[p]);
+		jsonw_kv_double(w, "ns", c->spec[p].value);
+		jsonw_kv_double(w, "band_lo", c->spec[p].lo);
+		jsonw_kv_double(w, "band_hi", c->spec[p].hi);
+		jsonw_kv_u64(w, "beyond", c->spec[p].beyond);
+		jsonw_obj_close(w);
+	}
+	jsonw_arr_close(w);
+	jsonw_obj_close(w);
+}
+
 static void json_cell(struct jsonw *w, const struct report *r,
 		      const struct cell_stats *c)
 {
@@ -122,6 +148,8 @@ static void json_cell(struct jsonw *w, const struct report *r,
 	jsonw_obj_close(w);
 	jsonw_kv_double(w, "exits_per_conversion", c->n ? c->exits_mean : NAN);
 	json_fixed(w, c);
+	if (c->banded)
+		json_spectrum(w, c);
 	for (k = 0; k < r->nextra; k++) {
 		if (!r->extra[k].cell_json)
 			continue;

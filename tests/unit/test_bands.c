@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tail spectrum's bands (issue 22, item 5) through
+ * run_stats_bands() (bench/report/cellstats.c), recomputed here by
+ * brute force: for each of the CS_BOOT resamples, the rounds drawn with
+ * the same generator and seed, their samples copied into one pool,
+ * sorted, and the numpy-'linear' percentile read off; the band is the
+ * 2.5% and 97.5% quantiles of those. cellstats.c finds a pooled
+ * percentile by counting (binary searches in each round's sorted
+ * samples, weighted by how often the round was drawn), never building
+ * the pool: the two must agree exactly. Also: the value is the pooled
+ * percentile, a round's blocks are one round, one round has no band.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cellstats.h"
+#include "rng.h"
+#include "stats.h"
+#include "tap.h"
+
+#define ROUNDS	7
+#define MAXN	400
+
+struct run {
+	struct cell_result c[ROUNDS + 1];
+	struct conv_sample s[ROUNDS + 1][MAXN];
+	size_t n;
+};
+
+/* round r: n samples, heavy-tailed, a block split when two */
+static void build(struct run *x, unsigned int rounds, bool split)
+{
+	struct rng g;
+	unsigned int k, i;
+
+	memset(x, 0, sizeof(*x));
+	rng_seed(&g, 42);
+	for (k = 0; k < rounds; k++) {
+		unsigned int n = 150 + 37 * k, parts = split && k == 2 ? 2 : 1;
+		unsigned int p;
+
+		for (p = 0; p < parts; p++) {
+			struct cell_result *c = &x->c[x->n];
+			struct conv_sample *s = x->s[x->n++];
+
+			c->p.round = k;
+			c->p.mode = MODE_DESTRUCTIVE;
+			c->p.size = 4096;
+			c->p.dir_mask = 1u << DIR_TO_SHARED;
+			c->tsc_khz = 1000000;
+			c->samples = s;
+			c->n = n / parts;
+			for (i = 0; i < c->n; i++) {
+				double u = (rng_next(&g) >> 11) * 0x1.0p-53;
+
+				s[i].dir = DIR_TO_SHARED;
+				/* a Pareto tail on a per-round level */
+				s[i].total = (uint64_t)((100000 + 5000 * k) *
+					     pow(1 - u, -1 / 2.5));
+			}
+		}
+	}
+}
+
+/* the brute force: pools built and sorted, CS_BOOT times */
+static void brute(const struct cell_stats *c, double lo[CS_NSPEC],
+		  double hi[CS_NSPEC])
+{
+	double *boot = malloc(CS_NSPEC * CS_BOOT * sizeof(double));
+	double *pool = malloc(ROUNDS * ROUNDS * MAXN * sizeof(double));
+	unsigned int w[MAX_ROUNDS], b, k, p, j;
+	struct rng r;
+
+	rng_seed(&r, c->size * 31 + c->mode * 7 + c->dir + 1);
+	for (b = 0; b < CS_BOOT; b++) {
+		size_t n = 0;
+
+		memset(w, 0, sizeof(w));
+		for (k = 0; k < c->nrounds; k++)
+			w[rng_below(&r, c->nrounds)]++;
+		for (k = 0; k < c->nrounds; k++)
+			for (j = 0; j < w[k]; j++) {
+				memcpy(pool + n, c->by_round + c->round[k].off,
+				       c->round[k].n * sizeof(double));
+				n += c->round[k].n;
+			}
+		stats_sort(pool, n);
+		for (p = 0; p < CS_NSPEC; p++)
+			boot[p * CS_BOOT + b] = stats_percentile_sorted(pool, n,
+							cs_spec_value[p]);
+	}
+	for (p = 0; p < CS_NSPEC; p++) {
+		stats_sort(boot + p * CS_BOOT, CS_BOOT);
+		lo[p] = stats_percentile_sorted(boot + p * CS_BOOT, CS_BOOT, 2.5);
+		hi[p] = stats_percentile_sorted(boot + p * CS_BOOT, CS_BOOT, 97.5);
+	}
+	free(boot);
+	free(pool);
+}
+
+static void check(unsigned int rounds, bool split)
+{
+	struct run *x = calloc(1, sizeof(*x));
+	double lo[CS_NSPEC], hi[CS_NSPEC];
+	const struct cell_stats *c;
+	struct run_stats rs;
+	unsigned int p, bad = 0, badv = 0;
+
+	if (!x)
+		return;
+	build(x, rounds, split);
+	if (run_stats_build(x->c, x->n, &rs) || rs.ncells != 1) {
+		tap_result(false, "run_stats_build of %u rounds", rounds);
+		free(x);
+		return;
+	}
+	run_stats_bands(&rs);
+	c = &rs.cells[0];
+	for (p = 0; p < CS_NSPEC; p++)
+		badv += c->spec[p].value != stats_percentile_sorted(c->total,
+						c->n, cs_spec_value[p]);
+	tap_result(c->banded && !badv && c->nrounds == rounds,
+		   "%u rounds%s: the spectrum's values are the pooled percentiles (%u differ)",
+		   rounds, split ? ", one in two blocks" : "", badv);
+	if (rounds < 2) {
+		for (p = 0; p < CS_NSPEC; p++)
+			bad += !isnan(c->spec[p].lo) || !isnan(c->spec[p].hi);
+		tap_result(!bad, "one round: no band");
+	} else {
+		brute(c, lo, hi);
+		for (p = 0; p < CS_NSPEC; p++) {
+			bad += fabs(c->spec[p].lo - lo[p]) > 1e-6 * lo[p] ||
+			       fabs(c->spec[p].hi - hi[p]) > 1e-6 * hi[p];
+			if (p == 2)
+				tap_diag("p99 %.0f, band %.0f..%.0f (brute %.0f..%.0f)",
+					 c->spec[p].value, c->spec[p].lo,
+					 c->spec[p].hi, lo[p], hi[p]);
+		}
+		tap_result(!bad, "%u rounds%s: the bands are the brute-force bootstrap's over pools of whole rounds (%u of %d differ)",
+			   rounds, split ? ", one in two blocks" : "", bad,
+			   CS_NSPEC);
+		bad = 0;
+		for (p = 0; p < CS_NSPEC; p++)
+			bad += !(c->spec[p].lo <= c->spec[p].hi) ||
+			       (p && c->spec[p].lo < c->spec[p - 1].lo);
+		tap_result(!bad, "%u rounds: bands ordered and rising with the percentile",
+			   rounds);
+	}
+	run_stats_free(&rs);
+	free(x);
+}
+
+int main(void)
+{
+	check(ROUNDS, false);
+	check(ROUNDS, true);
+	check(1, false);
+	return tap_finish(false);
+}
