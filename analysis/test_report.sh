@@ -302,6 +302,25 @@ grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* [0-9.]* NaN NaN NaN NaN NaN N
 	[ -s "$d/hist-destructive-4096-to-shared.dat" ] && [ -s "$d/phases-4096.dat" ] &&
 	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
 tap_ok $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
+# a CDF of many samples is thinned evenly over the whole range: its
+# first point the smallest sample, its last the largest at 1, and the
+# point at one half the median (5000 samples 1..5000 us, shuffled)
+big=$tmp/big
+cp -r "$run" "$big" && rm -rf "$big/plots"
+awk 'NR == 1 { print; next } $2 == "destructive" && $3 == "4K" && $4 == "to-shared" { row = $0 } END {
+	n = split(row, f, ",")
+	for (i = 0; i < 5000; i++) {
+		f[9] = ((i * 2003) % 5000 + 1) * 1000
+		line = f[1]; for (j = 2; j <= n; j++) line = line "," f[j]
+		print line
+	} }' FS=, "$run/samples.csv" > "$big/samples.csv"
+"$CR" --plot-data "$big"
+c=$big/plots/data/cdf-destructive-4096-to-shared.dat
+pts=$(grep -vc '^#' "$c" 2>/dev/null)
+[ "${pts:-0}" -ge 1000 ] && [ "$pts" -le 2002 ] &&
+	awk '!/^#/ { if (!n++) first = $1; last = $1; lf = $2; if (!h && $2 >= 0.5) { h = 1; med = $1 } }
+		END { exit !(first == 1 && last == 5000 && lf == 1 && med >= 2490 && med <= 2510) }' "$c"
+tap_ok $? "--plot-data: a CDF of 5000 samples thinned evenly to $pts points, from the smallest to the largest"
 # every sample once, in order, up to fraction 1 (n <= 2000: no thinning)
 cdf=$d/cdf-destructive-4096-to-shared.dat
 awk '!/^#/ { n++; v[n] = $1; f[n] = $2 }

@@ -9,7 +9,9 @@
  * percentile by counting (binary searches in each round's sorted
  * samples, weighted by how often the round was drawn), never building
  * the pool: the two must agree exactly. Also: the value is the pooled
- * percentile, a round's blocks are one round, one round has no band.
+ * percentile, a round's blocks are one round, one round has no band;
+ * and a tail ratio is shown only where both modes have enough samples
+ * beyond it (one mode's enough is not enough).
  */
 #include <math.h>
 #include <stdio.h>
@@ -153,8 +155,63 @@ static void check(unsigned int rounds, bool split)
 	free(x);
 }
 
+/*
+ * A tail ratio is shown only where both modes have STATS_TAIL_MIN
+ * samples beyond it: destructive with nd samples, inplace with ni, in
+ * 2 rounds; the p99 ratio's shown flag and the beyond counts
+ */
+static bool p99_shown(unsigned int nd, unsigned int ni, size_t *bd, size_t *bi)
+{
+	static struct conv_sample s[4][3000];
+	struct cell_result c[4];
+	struct run_stats rs;
+	unsigned int k, i;
+	bool shown = false;
+
+	memset(c, 0, sizeof(c));
+	for (k = 0; k < 4; k++) {
+		unsigned int n = (k < 2 ? nd : ni) / 2;
+
+		c[k].p.round = k % 2;
+		c[k].p.mode = k < 2 ? MODE_DESTRUCTIVE : MODE_INPLACE;
+		c[k].p.size = 4096;
+		c[k].p.dir_mask = 1u << DIR_TO_SHARED;
+		c[k].tsc_khz = 1000000;
+		c[k].samples = s[k];
+		c[k].n = n;
+		for (i = 0; i < n; i++) {
+			s[k][i].dir = DIR_TO_SHARED;
+			s[k][i].total = 1000 + (i * 7919) % n;
+		}
+	}
+	if (!run_stats_build(c, 4, &rs) && rs.nratios == 1) {
+		shown = rs.ratios[0].pct[CS_P99].shown;
+		*bd = rs.ratios[0].pct[CS_P99].beyond_de;
+		*bi = rs.ratios[0].pct[CS_P99].beyond_in;
+		run_stats_free(&rs);
+	}
+	return shown;
+}
+
+static void test_tail_rule(void)
+{
+	size_t bd = 0, bi = 0;
+	bool a = p99_shown(6000, 3000, &bd, &bi);
+
+	tap_result(!a && bd >= STATS_TAIL_MIN && bi < STATS_TAIL_MIN,
+		   "a p99 ratio with %zu samples beyond in destructive and %zu in place: withheld",
+		   bd, bi);
+	a = p99_shown(3000, 6000, &bd, &bi);
+	tap_result(!a && bd < STATS_TAIL_MIN && bi >= STATS_TAIL_MIN,
+		   "and with %zu and %zu the other way round: withheld", bd, bi);
+	a = p99_shown(6000, 6000, &bd, &bi);
+	tap_result(a && bd >= STATS_TAIL_MIN && bi >= STATS_TAIL_MIN,
+		   "with %zu and %zu beyond: shown", bd, bi);
+}
+
 int main(void)
 {
+	test_tail_rule();
 	check(ROUNDS, false);
 	check(ROUNDS, true);
 	check(1, false);
