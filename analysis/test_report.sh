@@ -435,6 +435,24 @@ sed 's/^/# gmem merge: /' "$tmp/gmerge.err"
 	grep -q '"mode": "gmem"' "$tmp/gmem/summary.json" &&
 	grep -q '"p50_ci95_lo"' "$tmp/gmem/summary.json"
 tap_ok $? "the gmem boots merge into a run of their own: rounds, cells, intervals ($rc)"
+# rounds of the two kernels are paired by number, not position: gmem's
+# boot 0 left out, gmem 1.4 x (1 + 0.1 R) x destructive in round R; the
+# 6.1 run's valid rounds are 0 and 1, so only round 1 pairs (1.540)
+g2=$tmp/gboots2
+cp -r "$gboots" "$g2"
+for r in 0 1 2; do
+	samples $r "$(awk -v r=$r 'BEGIN { print 1.4 * (1 + 0.1 * r) }')" |
+		awk -F, -v OFS=, 'NR == 1 { print; next } $2 == "destructive" { $2 = "gmem"; print }' \
+		> "$g2/boot-$r/plain/samples.csv"
+done
+printf 'valid=0\nwhy=the guest TSC ran 0.9%% fast\ntsc_khz=2600000\n' > "$g2/boot-0/clock.env"
+"$CB" --merge="$g2" --out="$tmp/gmem2" > /dev/null 2>&1 &&
+	"$CB" --merge="$boots" --gmem-run="$tmp/gmem2" --out="$tmp/pair" > "$tmp/pair.out" 2>&1
+rc=$?
+awk '/^gmem\/destructive over rounds/ { on = 1; next } /over rounds/ { on = 0 }
+	on && / p50 [0-9]/ { n++; if ($0 !~ / p50 1\.540 \(CI n\/a: 1 round\)  rounds 1\.540$/) bad++ }
+	END { exit !(n == 4 && !bad) }' "$tmp/pair.out"
+tap_ok $? "gm/de pairs round K with round K: gmem's rounds 1-2 with 6.1's 0-1 give round 1 only, 1.540 ($rc)"
 # as make bench does: the 6.1 merge, then gmem's run as its gmem/
 "$CB" --merge="$boots" --gmem-run="$tmp/gmem" --out="$run3" > "$tmp/merge3.out" 2> "$tmp/merge3.err"
 rc=$?
