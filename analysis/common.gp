@@ -59,14 +59,14 @@ out_cmd(i, name, w, h) = (i == 1 ? png_term(w, h) : svg_term(w, h)) . \
 
 # 1-1.5-2-3-5-7 tics for log axes that span less than a decade (us)
 tics125 = ""
-do for [e = -1:7] {
+do for [e = -3:7] {
 	do for [mm in "1 1.5 2 3 5 7"] {
 		tics125 = tics125.(tics125 eq "" ? "(" : ", ").sprintf("%g", mm * 10**e)
 	}
 }
 tics125 = tics125.")"
 tics125w = ""	# 1-2-5, for ranges of a few decades
-do for [e = -1:7] {
+do for [e = -3:7] {
 	do for [mm in "1 2 5"] {
 		tics125w = tics125w.(tics125w eq "" ? "(" : ", ").sprintf("%g", mm * 10**e)
 	}

@@ -71,7 +71,7 @@ do for [o = 1:2] {
 
 		# top: latency, log-log
 		if (j == 1) { eval key_top } else { unset key }
-		set tmargin at screen 1 - 100.0 / h
+		set tmargin at screen 1 - 124.0 / h
 		set bmargin at screen 0.42
 		set title d
 		set logscale y 10
@@ -101,7 +101,7 @@ do for [o = 1:2] {
 		# bottom: ratio
 		if (j == 1) { eval key_bottom } else { unset key }
 		set tmargin at screen 0.40
-		set bmargin at screen 90.0 / h
+		set bmargin at screen 112.0 / h
 		unset title
 		set logscale y 10
 		set format y "%g"
