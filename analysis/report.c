@@ -116,11 +116,20 @@ static void print_setup(FILE *f, const struct run *r)
 			 jv_num(jv_get(c0, "vcpus"), 1) > 1 ? "s" : "");
 		text_line(f, "%s", buf);
 	}
-	snprintf(buf, sizeof(buf), "method: %.0f rounds (%.0f valid), sizes "
-		 "shuffled per round (order seed %.0f), modes ABBA",
-		 jv_num(jv_get(method, "rounds"), 0),
-		 jv_num(jv_get(method, "rounds_valid"), 0),
-		 jv_num(jv_get(method, "order_seed"), 0));
+	if (jv_get(r->sum, "design"))
+		snprintf(buf, sizeof(buf), "method: %.0f rounds (%.0f valid), "
+			 "the declared design (order seed %.0f): each size's "
+			 "modes in ABBA blocks inside every boot, kernel, "
+			 "traced and mode order counterbalanced over rounds",
+			 jv_num(jv_get(method, "rounds"), 0),
+			 jv_num(jv_get(method, "rounds_valid"), 0),
+			 jv_num(jv_get(method, "order_seed"), 0));
+	else
+		snprintf(buf, sizeof(buf), "method: %.0f rounds (%.0f valid), "
+			 "sizes shuffled per round (order seed %.0f), modes "
+			 "ABBA", jv_num(jv_get(method, "rounds"), 0),
+			 jv_num(jv_get(method, "rounds_valid"), 0),
+			 jv_num(jv_get(method, "order_seed"), 0));
 	text_wrap(f, "", "  ", buf);
 	p50 = jv_get(jv_at(jv_get(r->sum, "ratios_inplace_over_destructive"),
 			   0), "p50");
@@ -130,13 +139,14 @@ static void print_setup(FILE *f, const struct run *r)
 	nhist = jv_len(jv_get(hist, "runs"));
 	if (jv_get(p50, "joint_family")) {
 		snprintf(buf, sizeof(buf), "95%% CI of a ratio: this run's "
-			 "ratio on this host, from its own rounds (a drift "
-			 "along the run and the round's parity fitted); "
+			 "ratio on this host, from its own rounds (%s); "
 			 "'joint': all %.0f estimated p50 ratios at once. No "
-			 "earlier run enters a CI%s", jv_num(jv_get(p50,
-			 "joint_family"), 0), nhist ? "; earlier runs of this "
-			 "build are listed as 'earlier', for repeatability" :
-			 "");
+			 "earlier run enters a CI%s", jv_get(r->sum, "design") ?
+			 "the boot's time fitted, and against gmem the kernel "
+			 "order" : "a drift along the run and the round's "
+			 "parity fitted", jv_num(jv_get(p50, "joint_family"), 0),
+			 nhist ? "; earlier runs of this build are listed as "
+			 "'earlier', for repeatability" : "");
 		text_wrap(f, "", "  ", buf);
 	} else {	/* a run of the method before (widened by history) */
 		family = jv_num(jv_get(p50, "ci95_family"), 0);

@@ -256,11 +256,20 @@ static void json_method(struct jsonw *w, const struct report *r)
 	jsonw_kv_u64(w, "rounds", r->nrounds);
 	jsonw_kv_u64(w, "rounds_valid", valid);
 	jsonw_kv_u64(w, "order_seed", r->order_seed);
-	jsonw_kv_str(w, "order", "per round the sizes are shuffled (PRNG "
-		     "seeded from order_seed and the round number); a size "
-		     "runs both modes back to back, which one first "
-		     "alternates across the run (ABBA); every cell in a "
-		     "fresh VM");
+	if (r->env->design)
+		jsonw_kv_str(w, "order", "make bench's declared design "
+			     "(summary.json's design): one boot per kernel "
+			     "and round; inside a boot every size runs its two "
+			     "v5 modes in blocks A B B A or B A A B; kernel "
+			     "order, traced phase first and v5 mode first "
+			     "counterbalanced across rounds; every cell's "
+			     "block in a fresh VM");
+	else
+		jsonw_kv_str(w, "order", "per round the sizes are shuffled "
+			     "(PRNG seeded from order_seed and the round "
+			     "number); a size runs both modes back to back, "
+			     "which one first alternates across the run "
+			     "(ABBA); every cell in a fresh VM");
 	jsonw_kv_str(w, "ratio", "geometric mean of the per-round ratios "
 		     "inplace/destructive of a percentile");
 	jsonw_kv_str(w, "ci", "a ratio's ci95: the 95% confidence interval "
@@ -268,10 +277,15 @@ static void json_method(struct jsonw *w, const struct report *r)
 		     "run alone (lib/stats/effect.h): one unit per round (a "
 		     "fresh boot; the gmem ratios pair the round's two boots), "
 		     "the log of the per-round ratios fitted by least squares "
-		     "on the round's number (a drift along the run, estimated "
-		     "at its middle) and its parity (which kernel, mode and "
-		     "phase ran first alternate by round), each covariate kept "
-		     "only while the residual df stays >= 3 (ci95_covariates); "
+		     "on covariates of the run's order, each kept only while "
+		     "the residual df stays >= 3 (ci95_covariates): without a "
+		     "design the round's number (a drift along the run, "
+		     "estimated at its middle) and its parity (which kernel, "
+		     "mode and phase ran first alternate by round); with make "
+		     "bench's design, for inplace/destructive the boot's time "
+		     "along the run (order inside a boot cancels in its ABBA "
+		     "blocks), against gmem the round's time and its kernel "
+		     "order; "
 		     "exp(intercept -/+ t(ci95_df) se), ci95_df = rounds - 1 - "
 		     "covariates. With the covariates centred the intercept is "
 		     "the geometric mean of the per-round ratios. joint_ci95: "
