@@ -32,7 +32,8 @@
 int repeat_section(FILE *f, const struct run *r, const char *root,
 		   double margin, char *err, size_t errlen);
 /*
- * The same ratios as a markdown table: one column per run of the
+ * The same ratios, and those less the emulator's fixed costs ("-fixed",
+ * where the runs have them), as a markdown table: one column per run of the
  * identity, oldest first and r last (labelled by the time in their
  * names), then spread, within the margin, in other runs' CIs.
  * 0, or -errno with err[] (no meta.json in r, root unreadable).
