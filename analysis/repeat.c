@@ -34,6 +34,7 @@ static const struct {
 	{ "kernel", NULL, "kernel_cache_key" },
 	{ "rounds", NULL, "rounds" },
 	{ "conversions", NULL, "iterations_per_round" },
+	{ "conversions per size", NULL, "iterations_at" },
 };
 #define NFIELDS	(sizeof(id_field) / sizeof(id_field[0]))
 /* two more: gmem's kernel (gmem/meta.json) and the sizes (summary.json) */

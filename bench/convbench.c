@@ -61,7 +61,8 @@ static struct cell_params params_of(const struct env *env,
 		.preserve = env->preserve,
 		.vcpus = env->vcpus,
 		.warmup = env->warmup,
-		.iterations = pc->iterations ? pc->iterations : env->iterations,
+		.iterations = pc->iterations ? pc->iterations :
+			      env_iterations(env, pc->size),
 		.duration_s = env->duration_s,
 		.seed = env->seed,
 		.stall_s = env->stall_s,
@@ -156,18 +157,22 @@ static int design_plan(const struct env *env, struct plan_cell **plan,
 	enum design_kernel k = env->modes[MODE_GMEM] ? DESIGN_K_GMEM :
 						       DESIGN_K_V5;
 	const struct design_boot *b;
+	uint32_t iters[MAX_SIZES];
 	struct design_params p;
 	struct design d;
+	unsigned int i;
 	int r;
 
 	env_design_params(env, &p);
 	r = design_build(&p, &d);
 	if (r)
 		return r;
+	for (i = 0; i < env->nsizes; i++)
+		iters[i] = env_iterations(env, env->sizes[i]);
 	b = design_round_boot(&d, env->first_round, k);
 	r = b ? plan_from_design(b, env->trace ? DESIGN_TRACED :
 				 DESIGN_UNTRACED, env->sizes,
-				 env->design_blocks, env->iterations, plan,
+				 env->design_blocks, iters, plan,
 				 nplan) : -EINVAL;
 	design_free(&d);
 	return r;

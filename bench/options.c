@@ -121,6 +121,50 @@ static int parse_sizes(char *arg, struct env *env, FILE *err)
 	return r;
 }
 
+/* SIZE:N,SIZE:N (checked against --size at the end) */
+static int parse_iter_at(char *arg, struct env *env, FILE *err)
+{
+	static const char *const want = "SIZE:N pairs such as 4K:600,64K:600 "
+		"(N a whole number from 1 to 100000, each size once)";
+	char *copy = strdup(arg), *rest = copy, *tok, *colon, *end;
+	unsigned int i;
+	int r = 0;
+
+	if (!copy)
+		return 2;
+	env->niter_at = 0;
+	while (!r && (tok = strsep(&rest, ","))) {
+		unsigned long n;
+		uint64_t b;
+
+		colon = strchr(tok, ':');
+		if (!colon) {
+			r = bad(err, "iterations-at", tok, want);
+			break;
+		}
+		*colon = '\0';
+		b = parse_size(tok);
+		errno = 0;
+		n = strtoul(colon + 1, &end, 10);
+		if (!b || errno || end == colon + 1 || *end || n < 1 ||
+		    n > 100000 || colon[1] == '-' ||
+		    env->niter_at == MAX_SIZES) {
+			*colon = ':';
+			r = bad(err, "iterations-at", tok, want);
+			break;
+		}
+		for (i = 0; i < env->niter_at; i++)
+			if (env->iter_at_size[i] == b)
+				r = bad(err, "iterations-at", arg, want);
+		env->iter_at_size[env->niter_at] = b;
+		env->iter_at_n[env->niter_at++] = n;
+	}
+	free(copy);
+	if (!r && !env->niter_at)
+		r = bad(err, "iterations-at", arg, want);
+	return r;
+}
+
 /* WHAT@K or corrupt@K:OFF (checked against the sizes at the end) */
 static int parse_inject(const char *arg, struct env *env, FILE *err)
 {
@@ -261,6 +305,21 @@ static int opt_sizes(const struct opt *o, const char *arg, struct opt_ctx *c)
 {
 	(void)o;
 	return parse_sizes((char *)arg, c->env, c->err) ? 2 : 0;
+}
+
+static int opt_iter_at(const struct opt *o, const char *arg,
+		       struct opt_ctx *c)
+{
+	char *copy = strdup(arg);
+	int r;
+
+	(void)o;
+	if (!copy)
+		return 2;
+	c->have_iter = true;
+	r = parse_iter_at(copy, c->env, c->err) ? 2 : 0;
+	free(copy);
+	return r;
 }
 
 static int opt_inject(const struct opt *o, const char *arg, struct opt_ctx *c)
@@ -425,6 +484,7 @@ static const struct opt opts[] = {
 	{ OPT("size", REQ, opt_sizes) },
 	{ OPT("iterations", REQ, opt_iterations), FIELD(iterations), .min = 1,
 	  .max = 100000, .expected = "a whole number from 1 to 100000" },
+	{ OPT("iterations-at", REQ, opt_iter_at) },
 	{ OPT("duration", REQ, opt_duration),
 	  .expected = "seconds, more than 0 and at most 86400" },
 	{ OPT("warmup", REQ, opt_uint), FIELD(warmup), .min = 0, .max = 100000,
@@ -538,6 +598,12 @@ static int check_design(const struct opt_ctx *c)
 			env->design_blocks, env->design_blocks);
 		return 2;
 	}
+	for (i = 0; i < env->niter_at; i++)
+		if (env->iter_at_n[i] < env->design_blocks) {
+			fprintf(err, "convbench: --design splits --iterations-at over %u blocks: give each size at least %u iterations\n",
+				env->design_blocks, env->design_blocks);
+			return 2;
+		}
 	if ((v5 && env->modes[MODE_GMEM]) ||
 	    (v5 && (!env->modes[MODE_DESTRUCTIVE] || !env->modes[MODE_INPLACE])) ||
 	    (v5 && !env->design_kernel[0]) ||
@@ -557,11 +623,21 @@ static int check_together(const struct opt_ctx *c)
 {
 	const struct env *env = c->env;
 	FILE *err = c->err;
+	unsigned int i, j;
 	int r;
 
 	if (env->duration_s > 0 && c->have_iter) {
 		fprintf(err, "convbench: --iterations and --duration exclude each other\n");
 		return 2;
+	}
+	for (i = 0; i < env->niter_at; i++) {
+		for (j = 0; j < env->nsizes; j++)
+			if (env->sizes[j] == env->iter_at_size[i])
+				break;
+		if (j == env->nsizes) {
+			fprintf(err, "convbench: --iterations-at names a size that --size does not list\n");
+			return 2;
+		}
 	}
 	if (env->merge && !env->out_dir) {
 		fprintf(err, "convbench: --merge needs --out=DIR for the merged run\n");

@@ -41,6 +41,10 @@ struct env {
 	uint64_t sizes[MAX_SIZES];
 	unsigned int nsizes;
 	uint32_t iterations;	/* 0 when --duration is given */
+	/* --iterations-at=SIZE:N,...: per size, instead of iterations */
+	uint64_t iter_at_size[MAX_SIZES];
+	uint32_t iter_at_n[MAX_SIZES];
+	unsigned int niter_at;
 	double duration_s;
 	uint32_t warmup;
 	uint32_t vcpus;
@@ -83,5 +87,16 @@ struct env {
 	int argc;		/* for the provenance record */
 	char **argv;
 };
+
+/* the recorded round trips per cell and round of cells of this size */
+static inline uint32_t env_iterations(const struct env *env, uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < env->niter_at; i++)
+		if (env->iter_at_size[i] == size)
+			return env->iter_at_n[i];
+	return env->iterations;
+}
 
 #endif /* CONVBENCH_RUN_ENV_H */

@@ -59,7 +59,7 @@ int plan_build(const bool modes[MODE_NR], const uint64_t *sizes,
 
 int plan_from_design(const struct design_boot *b, unsigned int phase,
 		     const uint64_t *sizes, unsigned int blocks,
-		     uint32_t iterations, struct plan_cell **out, size_t *n)
+		     const uint32_t *iters, struct plan_cell **out, size_t *n)
 {
 	struct plan_cell *c;
 	unsigned int i;
@@ -67,8 +67,11 @@ int plan_from_design(const struct design_boot *b, unsigned int phase,
 
 	*out = NULL;
 	*n = 0;
-	if (!blocks || iterations < blocks)
+	if (!blocks)
 		return -EINVAL;
+	for (i = 0; i < b->ncells; i++)
+		if (iters[b->cell[i].size] < blocks)
+			return -EINVAL;
 	c = calloc(b->ncells ? b->ncells : 1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -84,8 +87,8 @@ int plan_from_design(const struct design_boot *b, unsigned int phase,
 			.size = sizes[d->size],
 			.block = d->block,
 			.boot_slot = b->slot + 1,
-			.iterations = iterations / blocks +
-				      (d->block < iterations % blocks),
+			.iterations = iters[d->size] / blocks +
+				      (d->block < iters[d->size] % blocks),
 		};
 	}
 	*out = c;

@@ -42,12 +42,13 @@ struct design_boot;
 /*
  * make bench's boots (--design): the cells of one boot's phase (traced
  * or untraced) as lib/stats/design.h declared them, in that order, each
- * (round, size, mode)'s iterations split over its blocks (the first
- * blocks take the remainder). *out (malloc'd) gets them. 0, -EINVAL (a
- * block of no iteration) or -ENOMEM.
+ * (round, size, mode)'s iterations (iters[], by the index of its size
+ * in sizes[]) split over its blocks (the first blocks take the
+ * remainder). *out (malloc'd) gets them. 0, -EINVAL (a block of no
+ * iteration) or -ENOMEM.
  */
 int plan_from_design(const struct design_boot *b, unsigned int phase,
 		     const uint64_t *sizes, unsigned int blocks,
-		     uint32_t iterations, struct plan_cell **out, size_t *n);
+		     const uint32_t *iters, struct plan_cell **out, size_t *n);
 
 #endif /* CONVBENCH_PLAN_H */

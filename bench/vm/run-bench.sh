@@ -20,7 +20,10 @@
 #                      [--out-root DIR]
 #
 # Environment: BENCH_ROUNDS (10), BENCH_ITERATIONS (300 per cell and
-# round), BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
+# round), BENCH_ITERATIONS_AT (4K:600,64K:600: per size instead, so that
+# p99 has 60 samples beyond it over 10 rounds and its ratios are shown;
+# sizes not in BENCH_SIZES are dropped, empty: none),
+# BENCH_SIZES (4K,64K,2M), BENCH_COUNT_ITERATIONS (20),
 # BENCH_ORDER_SEED (random), BENCH_BLOCKS (2: each size's conversions in
 # a boot as blocks A B B A; even, 2 to 16), BENCH_HYPERFINE (1: whole
 # runs, last round's boots),
@@ -60,6 +63,20 @@ blocks=${BENCH_BLOCKS:-2}
 case $blocks in 2|4|6|8|10|12|14|16) ;; *) echo "run-bench: BENCH_BLOCKS expects an even number from 2 to 16, got '$blocks'" >&2; exit 2 ;; esac
 [ "$iterations" -ge "$blocks" ] || { echo "run-bench: --iterations ($iterations) must give each of the $blocks blocks a conversion" >&2; exit 2; }
 [ "$count_iters" -ge "$blocks" ] 2>/dev/null || { echo "run-bench: BENCH_COUNT_ITERATIONS expects a whole number from $blocks (the blocks), got '$count_iters'" >&2; exit 2; }
+# SIZE:N pairs for the sizes this run has, each N enough for the blocks
+iter_at=
+for pair in $(echo "${BENCH_ITERATIONS_AT-4K:600,64K:600}" | tr ',' ' '); do
+	case $pair in
+	*:*) ;;
+	*) echo "run-bench: BENCH_ITERATIONS_AT expects SIZE:N pairs such as 4K:600,64K:600, got '$pair'" >&2; exit 2 ;;
+	esac
+	n=${pair#*:}
+	case $n in ''|*[!0-9]*) echo "run-bench: BENCH_ITERATIONS_AT expects SIZE:N pairs such as 4K:600,64K:600, got '$pair'" >&2; exit 2 ;; esac
+	[ "$n" -ge "$blocks" ] || { echo "run-bench: BENCH_ITERATIONS_AT: $pair must give each of the $blocks blocks a conversion" >&2; exit 2; }
+	case ",$sizes," in
+	*",${pair%%:*},"*) iter_at=${iter_at:+$iter_at,}$pair ;;
+	esac
+done
 
 say() { echo "bench: $*" >&2; }
 
@@ -126,7 +143,7 @@ one_boot() {	# KDIR MODES K WORK DEST HYPERFINE TRACED_FIRST
 	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 "${adds[@]}" \
 		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$6" "$count_iters" "$2" "$design" "$7" |
+		-- sh /bin/vm-bench.sh "$sizes" "$iterations" "$k" "$seed" "$6" "$count_iters" "$2" "$design" "$7" "$iter_at" |
 		sed -u '/^CONVBENCH-CLOCK /d; s/^/  | /' >&2	# clock marks: clock.log
 	rc=${PIPESTATUS[0]}
 	set -e
@@ -160,7 +177,7 @@ one_boot() {	# KDIR MODES K WORK DEST HYPERFINE TRACED_FIRST
 }
 
 mkdir "$work/gmem-boots"
-say "$rounds rounds, a fresh boot of each kernel each ($kinds; $sizes, $iterations conversions per cell and round in $blocks blocks, untraced and traced, order seed $seed); this takes a while under TCG"
+say "$rounds rounds, a fresh boot of each kernel each ($kinds; $sizes, $iterations conversions per cell and round${iter_at:+ ($iter_at)} in $blocks blocks, untraced and traced, order seed $seed); this takes a while under TCG"
 failed=0
 gfailed=0
 nboots=$(echo "$boots" | wc -l)
@@ -213,6 +230,7 @@ meta_json() {	# DEST KDIR BOOTS_FAILED
 		echo "  \"rounds\": $rounds,"
 		echo "  \"boots_failed\": $3,"
 		echo "  \"iterations_per_round\": $iterations,"
+		echo "  \"iterations_at\": $(json_str "$iter_at"),"
 		echo "  \"order_seed\": $seed,"
 		echo "  \"kernel_cache_key\": $(json_str "$(cat "$k/key")"),"
 		echo "  \"series_sha\": $(json_str "$(cat "$k/series.sha")"),"

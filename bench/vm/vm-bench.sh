@@ -12,7 +12,9 @@
 # runs when asked. Clock marks at the start and the end let the host
 # check the guest's TSC. Without DESIGN, convbench's own order
 # (bench/cell/plan.h) and the traced phase first in odd rounds.
-#   vm-bench.sh SIZES ITERATIONS ROUND ORDER_SEED HYPERFINE(0|1) COUNT_ITERATIONS [MODES [DESIGN TRACED_FIRST]]
+#   vm-bench.sh SIZES ITERATIONS ROUND ORDER_SEED HYPERFINE(0|1) COUNT_ITERATIONS [MODES [DESIGN TRACED_FIRST [ITERATIONS_AT]]]
+# ITERATIONS_AT (SIZE:N,...): the timed phases' iterations per size
+# instead of ITERATIONS (the counts run keeps COUNT_ITERATIONS).
 sizes=${1:-4K,64K,2M}
 iters=${2:-600}
 round=${3:-0}
@@ -22,12 +24,15 @@ count_iters=${6:-20}
 modes=${7:-destructive,inplace}
 design=${8:-}
 traced_first=${9:-$((round % 2))}
+iter_at=${10:-}
 cd /out || exit 1
 # the clock marks through the kernel log, which reaches the console at once
 export CONVBENCH_CLOCK_KMSG=1
 # progress as lines: the host shows the console through a pipe
 export CONVBENCH_PROGRESS=lines
 args="--mode=$modes --size=$sizes --iterations=$iters --preserve --rounds=1 --first-round=$round --order-seed=$seed${design:+ --design=$design}"
+# the timed phases only: the counts run has its own iterations
+timed=${iter_at:+--iterations-at=$iter_at}
 status=0
 
 convbench --clock-mark=start || status=1
@@ -43,9 +48,9 @@ run() {
 }
 
 plain() {
-	echo "bench: round $round: convbench $args"
+	echo "bench: round $round: convbench $args $timed"
 	# shellcheck disable=SC2086 # $args is a list of words
-	run plain $args --out=/out/plain || status=1
+	run plain $args $timed --out=/out/plain || status=1
 	if grep -q ' over rounds' /out/plain.txt; then
 		grep -A 30 ' over rounds' /out/plain.txt | head -n 8
 	else	# one mode (gmem): no ratio, its cells
@@ -56,7 +61,7 @@ plain() {
 traced() {
 	echo "bench: round $round: the same with BPF probes (--trace)"
 	# shellcheck disable=SC2086
-	run traced $args --trace --out=/out/traced ||
+	run traced $args $timed --trace --out=/out/traced ||
 		echo "bench: the traced round failed (status $?), see traced.err.txt"
 }
 

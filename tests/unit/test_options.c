@@ -268,9 +268,43 @@ static void test_design(void)
 		   err);
 }
 
+/* --iterations-at: per size, checked against --size and --design */
+static void test_iter_at(void)
+{
+	char err[512];
+	struct env env;
+	int r;
+
+	r = parse(&env, err, sizeof(err), "--size=4K,64K,2M",
+		  "--iterations=300", "--iterations-at=4K:600,64K:601", NULL);
+	tap_result(!r && env_iterations(&env, 4096) == 600 &&
+		   env_iterations(&env, 65536) == 601 &&
+		   env_iterations(&env, 2097152) == 300,
+		   "--iterations-at: 4K 600, 64K 601, the rest --iterations (%u %u %u)",
+		   env_iterations(&env, 4096), env_iterations(&env, 65536),
+		   env_iterations(&env, 2097152));
+	refused_with("--iterations-at=4K600", "--size=4K", "--iterations-at");
+	refused_with("--iterations-at=4K:0", "--size=4K", "--iterations-at");
+	refused_with("--iterations-at=4K:-3", "--size=4K", "--iterations-at");
+	refused_with("--iterations-at=5K:10", "--size=4K", "--iterations-at");
+	refused_with("--iterations-at=4K:10,4K:20", "--size=4K",
+		     "--iterations-at");
+	refused_with("--iterations-at=64K:10", "--size=4K",
+		     "--iterations-at names a size that --size does not list");
+	refused_with("--iterations-at=4K:10", "--duration=5",
+		     "exclude each other");
+	r = parse(&env, err, sizeof(err), "--size=4K,2M", "--iterations=300",
+		  "--iterations-at=4K:1", "--mode=destructive,inplace",
+		  "--design=rounds=4,kernels=v5,traced=0,blocks=2", NULL);
+	tap_result(r == 2 && strstr(err, "--iterations-at over 2 blocks"),
+		   "--design: a size with fewer iterations than blocks is refused (%d: %.60s)",
+		   r, err);
+}
+
 int main(void)
 {
 	test_taken();
+	test_iter_at();
 	test_design();
 	test_sizes();
 	test_refused();
