@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "stats.h"
 #include "vcpu_worker.h"
 
 #define PRIV_SLOT	1
@@ -101,18 +102,12 @@ static void cal_prepare(void *hva)
 		c[off] = 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* the calibration's medians over the cell's vCPUs, in ns */
 static void cal_collect(struct cell *c, struct cell_result *res)
 {
 	uint64_t v[VM_MAX_VCPUS * GUEST_CAL_N];
 	unsigned int k, i;
+	double med;
 	size_t n, j;
 
 	for (k = 0; k < CAL_NR; k++) {
@@ -124,12 +119,8 @@ static void cal_collect(struct cell *c, struct cell_result *res)
 		}
 		res->cal_n[k] = n;
 		res->cal_ns[k] = NAN;
-		if (!n || !res->tsc_khz)
-			continue;
-		qsort(v, n, sizeof(*v), cmp_u64);
-		res->cal_ns[k] = (n % 2 ? v[n / 2] :
-				  (v[n / 2 - 1] + v[n / 2]) / 2.0) * 1e6 /
-				 res->tsc_khz;
+		if (res->tsc_khz && !stats_percentile_u64(v, n, 50, &med))
+			res->cal_ns[k] = med * 1e6 / res->tsc_khz;
 	}
 }
 
