@@ -127,12 +127,13 @@ double cs_fixed_cost(const struct cell_result *r, enum conv_dir d)
 }
 
 /*
- * c->total[] in rounds' order, each round's percentiles; the exits. A
+ * c->total[] in rounds' order, c->by_round[] the same with each round
+ * sorted apart, each round's percentiles; the exits. A
  * round's blocks (a design's boot runs each cell in blocks: ABBA) are
  * one round: their samples pooled, as the round's conversions.
  */
 static double cell_rounds(const struct cell_result *res, size_t nres,
-			  struct cell_stats *c, double *tmp)
+			  struct cell_stats *c)
 {
 	size_t i, j, at = 0, rstart = 0;
 	double exits = 0, fsum = 0, fixed;
@@ -172,16 +173,20 @@ static double cell_rounds(const struct cell_result *res, size_t nres,
 				rd->cal_ns[p] = r->cal_n[p] ? r->cal_ns[p] : NAN;
 			rd->npf = npf_of(r, c->dir);
 		}
-		/* this round's percentiles, on a copy of its samples */
+		/*
+		 * this round's percentiles, on its samples sorted apart in
+		 * c->by_round (which the tail bands read too)
+		 */
 		rd->n = at - start;
 		rd->off = start;
 		/* weighted by the blocks' samples; NaN if one is unknown */
 		rd->fixed_ns = fsum / rd->n;
-		memcpy(tmp, c->total + start, rd->n * sizeof(double));
-		stats_sort(tmp, rd->n);
+		memcpy(c->by_round + start, c->total + start,
+		       rd->n * sizeof(double));
+		stats_sort(c->by_round + start, rd->n);
 		for (p = 0; p < CS_NPCT; p++)
-			rd->pct[p] = stats_percentile_sorted(tmp, rd->n,
-							     cs_pct_value[p]);
+			rd->pct[p] = stats_percentile_sorted(c->by_round + start,
+							     rd->n, cs_pct_value[p]);
 	}
 	return exits;
 }
@@ -280,8 +285,7 @@ static int cell_build(const struct cell_result *res, size_t nres,
 		      struct cell_stats *c)
 {
 	double *tmp, exits;
-	unsigned int k;
-	size_t n;
+	size_t n, ntmp;
 
 	memset(c, 0, sizeof(*c));
 	c->mode = m;
@@ -289,32 +293,23 @@ static int cell_build(const struct cell_result *res, size_t nres,
 	c->dir = d;
 	c->p50_lo = c->p50_hi = NAN;
 	n = c->n = cell_scan(res, nres, c);
+	/* scratch for the phases (n) and the calibrations (nres + rounds) */
+	ntmp = n > nres + MAX_ROUNDS ? n : nres + MAX_ROUNDS;
 	c->total = calloc(n ? n : 1, sizeof(double));
-	tmp = calloc(n ? n : 1, sizeof(double));
-	if (!c->total || !tmp) {
+	c->by_round = calloc(n ? n : 1, sizeof(double));
+	tmp = calloc(ntmp, sizeof(double));
+	if (!c->total || !c->by_round || !tmp) {
 		free(tmp);
 		return -ENOMEM;
 	}
-	exits = cell_rounds(res, nres, c, tmp);
-	c->by_round = malloc((n ? n : 1) * sizeof(double));
-	if (!c->by_round) {
-		free(tmp);
-		return -ENOMEM;
-	}
-	memcpy(c->by_round, c->total, n * sizeof(double));
-	for (k = 0; k < c->nrounds; k++)
-		stats_sort(c->by_round + c->round[k].off, c->round[k].n);
+	exits = cell_rounds(res, nres, c);
 	stats_sort(c->total, n);
 	if (cell_pooled(c, exits)) {
 		free(tmp);
 		return -ENOMEM;
 	}
 	cell_phases(res, nres, c, tmp);
-	free(tmp);
-	tmp = calloc(nres + MAX_ROUNDS, sizeof(double));
-	if (!tmp)
-		return -ENOMEM;
-	cell_fixed(res, nres, c, tmp, nres + MAX_ROUNDS);
+	cell_fixed(res, nres, c, tmp, ntmp);
 	free(tmp);
 	return 0;
 }
