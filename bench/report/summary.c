@@ -159,20 +159,11 @@ static void json_cell(struct jsonw *w, const struct report *r,
 	jsonw_obj_close(w);
 }
 
-/* the p50 ratio with the emulator's fixed costs taken out */
-static void json_norm(struct jsonw *w, const struct ratio_pct *x)
+/* a ratio's per-round values, each with its round */
+static void json_per_round(struct jsonw *w, const struct ratio_pct *x)
 {
 	unsigned int k;
 
-	jsonw_key(w, "p50_exit_normalized");
-	jsonw_obj_open(w);
-	jsonw_kv_str(w, "what", "the p50s less each round's fixed_costs "
-		     "per_conversion_ns; 95% CI as p50's, in no joint family");
-	jsonw_kv_double(w, "ratio", x->nrounds ? x->ratio : NAN);
-	jsonw_kv_double(w, "ci95_lo", x->lo);
-	jsonw_kv_double(w, "ci95_hi", x->hi);
-	jsonw_kv_u64(w, "ci95_df", x->df);
-	jsonw_kv_double(w, "pooled", x->pooled);
 	jsonw_key(w, "per_round");
 	jsonw_arr_open(w);
 	for (k = 0; k < x->nrounds; k++) {
@@ -182,6 +173,21 @@ static void json_norm(struct jsonw *w, const struct ratio_pct *x)
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
+}
+
+/* the p50 ratio with the emulator's fixed costs taken out */
+static void json_norm(struct jsonw *w, const struct ratio_pct *x)
+{
+	jsonw_key(w, "p50_exit_normalized");
+	jsonw_obj_open(w);
+	jsonw_kv_str(w, "what", "the p50s less each round's fixed_costs "
+		     "per_conversion_ns; 95% CI as p50's, in no joint family");
+	jsonw_kv_double(w, "ratio", x->nrounds ? x->ratio : NAN);
+	jsonw_kv_double(w, "ci95_lo", x->lo);
+	jsonw_kv_double(w, "ci95_hi", x->hi);
+	jsonw_kv_u64(w, "ci95_df", x->df);
+	jsonw_kv_double(w, "pooled", x->pooled);
+	json_per_round(w, x);
 	jsonw_obj_close(w);
 }
 
@@ -230,15 +236,7 @@ void summary_json_ratio(struct jsonw *w, const struct ratio_stats *q)
 		jsonw_kv_u64(w, key, x->beyond_in);
 		snprintf(key, sizeof(key), "beyond_%s", den);
 		jsonw_kv_u64(w, key, x->beyond_de);
-		jsonw_key(w, "per_round");
-		jsonw_arr_open(w);
-		for (k = 0; k < x->nrounds; k++) {
-			jsonw_obj_open(w);
-			jsonw_kv_u64(w, "round", x->round_id[k]);
-			jsonw_kv_double(w, "ratio", x->per_round[k]);
-			jsonw_obj_close(w);
-		}
-		jsonw_arr_close(w);
+		json_per_round(w, x);
 		jsonw_obj_close(w);
 	}
 	json_norm(w, &q->norm);
