@@ -10,22 +10,6 @@
 #include "text.h"
 #include "units.h"
 
-/* "0.863 (0.716..1.039)", "0.863" without a CI, "-" without a ratio */
-static const char *md_ratio(const struct jv *x, char *buf, size_t len)
-{
-	double v = jv_num(jv_get(x, "ratio"), NAN);
-	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (isnan(lo))
-		snprintf(buf, len, "%.3f", v);
-	else
-		snprintf(buf, len, "%.3f (%.3f..%.3f)", v, lo,
-			 jv_num(jv_get(x, "ci95_hi"), NAN));
-	return buf;
-}
-
 static const char *md_us(double ns, char *buf, size_t len)
 {
 	if (isnan(ns))
@@ -69,7 +53,7 @@ static void md_threeway(FILE *f, const struct run *r, const struct run *g)
 			for (m = 0; m < MODE_NR; m++)
 				md_p50(r, g, m, r->sizes[i], d, a[m], 32);
 			for (k = 0; k < 3; k++)
-				md_ratio(jv_get(ratio_of(r, k, r->sizes[i], d),
+				run_ratio_str(jv_get(ratio_of(r, k, r->sizes[i], d),
 						"p50"), q[k], 64);
 			fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				size_str(r->sizes[i], sz, sizeof(sz)),
@@ -112,8 +96,8 @@ static void md_fixed(FILE *f, const struct run *r, const struct run *g)
 							      d);
 
 				fprintf(f, " %s | %s |",
-					md_ratio(jv_get(q, "p50"), raw, 64),
-					md_ratio(jv_get(q, "p50_exit_normalized"),
+					run_ratio_str(jv_get(q, "p50"), raw, 64),
+					run_ratio_str(jv_get(q, "p50_exit_normalized"),
 						 less, 64));
 			}
 			fprintf(f, "\n");

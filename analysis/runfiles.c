@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,4 +284,19 @@ void run_free_cdfs(struct run_cdf *c, size_t n)
 	for (i = 0; i < n; i++)
 		free(c[i].v);
 	free(c);
+}
+
+const char *run_ratio_str(const struct jv *x, char *buf, size_t len)
+{
+	double v = jv_num(jv_get(x, "ratio"), NAN);
+	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (isnan(lo))
+		snprintf(buf, len, "%.3f", v);
+	else
+		snprintf(buf, len, "%.3f (%.3f..%.3f)", v, lo,
+			 jv_num(jv_get(x, "ci95_hi"), NAN));
+	return buf;
 }

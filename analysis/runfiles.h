@@ -45,6 +45,11 @@ const struct jv *run_cell_of(const struct run *r, const struct run *g,
  */
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,
 				uint64_t size, enum conv_dir d);
+/*
+ * a ratio object of summary.json (a percentile's, or p50_exit_normalized)
+ * as "0.863 (0.716..1.039)", "0.863" without a CI, "-" without a ratio
+ */
+const char *run_ratio_str(const struct jv *x, char *buf, size_t len);
 /* a string of the provenance, or dflt */
 const char *run_prov(const struct run *r, const char *key, const char *dflt);
 

@@ -110,22 +110,6 @@ static const char *us_or_dash(double ns, char *buf, size_t len)
 	return buf;
 }
 
-/* one ratio's "0.863 (0.716..1.039)" of x (a ratio or its normalized one) */
-static const char *ratio_ci(const struct jv *x, char *buf, size_t len)
-{
-	double v = jv_num(jv_get(x, "ratio"), NAN);
-	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (isnan(lo))
-		snprintf(buf, len, "%.3f", v);
-	else
-		snprintf(buf, len, "%.3f (%.3f..%.3f)", v, lo,
-			 jv_num(jv_get(x, "ci95_hi"), NAN));
-	return buf;
-}
-
 static void print_fixed_ratio(FILE *f, const struct jv *q, const char *label)
 {
 	char a[48], b[48];
@@ -134,8 +118,8 @@ static void print_fixed_ratio(FILE *f, const struct jv *q, const char *label)
 				     "ratio"), NAN)))
 		return;
 	text_line(f, "    %s  raw %-22s less fixed %s", label,
-		  ratio_ci(jv_get(q, "p50"), a, sizeof(a)),
-		  ratio_ci(jv_get(q, "p50_exit_normalized"), b, sizeof(b)));
+		  run_ratio_str(jv_get(q, "p50"), a, sizeof(a)),
+		  run_ratio_str(jv_get(q, "p50_exit_normalized"), b, sizeof(b)));
 }
 
 #define FIXED_FMT "  %-11s%10s%10s%9s%10s%10s"
