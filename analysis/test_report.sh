@@ -123,6 +123,21 @@ fixed_expect() {
 		printf "%.3f\n", exp(g)
 	}'
 }
+# less_fixed_bad REPORT LABEL RAW NUM_MODE NUM_FACTOR: how many of the
+# four (size, direction) lines "LABEL  raw RAW ... less fixed X" in
+# REPORT's fixed-cost section do not give fixed_expect's X (each named)
+less_fixed_bad() {
+	nbad=0
+	for sz in 4K 2M; do
+		for dr in to-shared to-private; do
+			want=$(fixed_expect "$4" "$5" $sz $dr)
+			sed -n "/^$sz $dr\$/,/^[0-9]/p" "$1" |
+				grep -qE "^    $2  raw $3 .* less fixed $want( |\$)" ||
+				{ echo "# $sz $dr: $2 less fixed: want $want" >&2; nbad=$((nbad + 1)); }
+		done
+	done
+	echo $nbad
+}
 work() {	# work IPIS: counts/summary.json, IPIs vary by boot
 	awk -v ipis="$1" 'BEGIN {
 		print "{ \"cells\": ["
@@ -267,14 +282,7 @@ grep -q "^The emulator's fixed costs, us" "$rep" &&
 	grep -A 3 '^4K to-shared$' "$rep" | grep -qE '^  destructive +3\.1 +2\.1 +5\.2 ' &&
 	grep -A 3 '^4K to-shared$' "$rep" | grep -qE '^  inplace +3\.5 +2\.1 +5\.6 '
 tap_ok $? "fixed costs: per cell the calibration's medians over rounds and the fixed cost per conversion (5.2 and 5.6 us)"
-bad=0
-for sz in 4K 2M; do
-	for dr in to-shared to-private; do
-		want=$(fixed_expect inplace 1 $sz $dr)
-		grep -A 4 "^$sz $dr\$" "$rep" | grep -qE "^    in/de  raw 0\.700 .* less fixed $want \(" ||
-			{ echo "# $sz $dr: in/de less fixed: want $want"; bad=$((bad + 1)); }
-	done
-done
+bad=$(less_fixed_bad "$rep" in/de 0.700 inplace 1)
 tap_ok $bad "in/de less the fixed costs, per round (p50 - fixed) over (p50 - fixed), as computed here ($bad differ)"
 
 cp "$rep" "$tmp/first"
@@ -481,14 +489,7 @@ grep -E '^  in/gm p50   0\.500  95% CI ' "$rep3" | awk '{ split($6, a, /\.\./); 
 	[ "$(grep -c '^  gm/de p99   not shown: 0 and 2 samples beyond, < 50$' "$rep3")" -eq 4 ]
 tap_ok $? "in/gm's CIs hold 0.5; gmem's tail ratios withheld as the others"
 # gmem's fixed costs come through gmem/summary.json's rounds
-bad=0
-for sz in 4K 2M; do
-	for dr in to-shared to-private; do
-		want=$(fixed_expect gmem 1.4 $sz $dr)
-		grep -A 6 "^$sz $dr\$" "$rep3" | grep -qE "^    gm/de  raw 1\.400 .* less fixed $want( |\$)" ||
-			{ echo "# $sz $dr: gm/de less fixed: want $want"; bad=$((bad + 1)); }
-	done
-done
+bad=$(less_fixed_bad "$rep3" gm/de 1.400 gmem 1.4)
 tap_ok $bad "gm/de less the fixed costs: gmem's rounds' calibration through its merged summary ($bad differ)"
 grep -q '^gmem: kernel 6.12.57-convbench-gmem, other boots (gmem/)' "$rep3" &&
 	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
