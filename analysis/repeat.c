@@ -8,106 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "identity.h"
 #include "repeat.h"
 #include "text.h"
 #include "units.h"
 
 #define REPEAT_MAX	64	/* runs of the identity taken, newest */
 #define REPEAT_SHOWN	3	/* earlier runs with a column of their own */
-
-/* what makes two runs comparable, each read from meta.json */
-static const struct {
-	const char *label;
-	const char *obj;	/* NULL: meta.json's top level */
-	const char *key;
-} id_field[] = {
-	{ "host CPU", NULL, "host_cpu" },
-	{ "host CPUs", NULL, "host_cpus" },
-	{ "host virtualised", NULL, "host_virt" },
-	{ "host kernel", "vm", "host_kernel" },
-	{ "QEMU", "vm", "qemu_version" },
-	{ "accelerator", "vm", "accel_opt" },
-	{ "emulated CPU", "vm", "cpu" },
-	{ "vCPUs", "vm", "cpus" },
-	{ "memory", "vm", "mem_mb" },
-	{ "convbench", NULL, "convbench_git" },
-	{ "kernel", NULL, "kernel_cache_key" },
-	{ "rounds", NULL, "rounds" },
-	{ "conversions", NULL, "iterations_per_round" },
-	{ "conversions per size", NULL, "iterations_at" },
-};
-#define NFIELDS	(sizeof(id_field) / sizeof(id_field[0]))
-/* two more: gmem's kernel (gmem/meta.json) and the sizes (summary.json) */
-#define NID	(NFIELDS + 2)
-
-struct ident {
-	char v[NID][160];
-};
-
-static const char *id_label(unsigned int i)
-{
-	return i < NFIELDS ? id_field[i].label :
-	       i == NFIELDS ? "gmem kernel" : "sizes";
-}
-
-static void jv_text(const struct jv *v, char *buf, size_t len)
-{
-	const char *s = jv_str(v, NULL);
-
-	if (s)
-		snprintf(buf, len, "%s", s);
-	else if (v && !isnan(jv_num(v, NAN)))
-		snprintf(buf, len, "%.17g", jv_num(v, NAN));
-	else
-		snprintf(buf, len, "?");
-}
-
-/* dir's identity; 0, or -errno when it has no readable meta.json */
-static int ident_load(const char *dir, const struct run *r, struct ident *id)
-{
-	char path[PATH_MAX], err[256], sz[32];
-	struct jv *meta, *gmeta;
-	unsigned int i;
-	size_t k, at = 0;
-
-	snprintf(path, sizeof(path), "%s/meta.json", dir);
-	meta = jsonr_load(path, err, sizeof(err));
-	if (!meta)
-		return -ENOENT;
-	for (i = 0; i < NFIELDS; i++) {
-		const struct jv *o = id_field[i].obj ?
-				     jv_get(meta, id_field[i].obj) : meta;
-
-		jv_text(jv_get(o, id_field[i].key), id->v[i], sizeof(id->v[i]));
-	}
-	jsonr_free(meta);
-	snprintf(path, sizeof(path), "%s/gmem/meta.json", dir);
-	gmeta = jsonr_load(path, err, sizeof(err));
-	if (gmeta)
-		jv_text(jv_get(gmeta, "kernel_cache_key"), id->v[NFIELDS],
-			sizeof(id->v[NFIELDS]));
-	else
-		snprintf(id->v[NFIELDS], sizeof(id->v[NFIELDS]), "none");
-	jsonr_free(gmeta);
-	id->v[NFIELDS + 1][0] = '\0';
-	for (k = 0; k < r->nsizes; k++)
-		at += snprintf(id->v[NFIELDS + 1] + at,
-			       at < sizeof(id->v[0]) ? sizeof(id->v[0]) - at : 0,
-			       "%s%s", k ? "," : "",
-			       size_str(r->sizes[k], sz, sizeof(sz)));
-	return 0;
-}
-
-/* the first field where a and b differ, or -1 */
-static int ident_diff(const struct ident *a, const struct ident *b)
-{
-	unsigned int i;
-
-	for (i = 0; i < NID; i++)
-		if (strcmp(a->v[i], b->v[i]))
-			return (int)i;
-	return -1;
-}
 
 /* lists 3..5: the same ratios less the emulator's fixed costs */
 #define NLISTS	6
@@ -153,14 +60,14 @@ static void peers_free(struct peers *p)
 }
 
 static int peers_load(struct peers *p, const struct run *r,
-		      const struct ident *me, const char *root, char *err,
+		      const struct run_ident *me, const char *root, char *err,
 		      size_t errlen)
 {
 	char self[PATH_MAX], path[PATH_MAX], other[PATH_MAX + 16], e[256];
 	char **names = NULL;
 	size_t n = 0, cap = 0, i;
 	struct dirent *de;
-	struct ident id;
+	struct run_ident id;
 	DIR *d;
 	int k;
 
@@ -204,14 +111,14 @@ static int peers_load(struct peers *p, const struct run *r,
 			continue;
 		}
 		memset(&id, 0, sizeof(id));
-		if (ident_load(path, &o, &id))
+		if (run_ident_load(path, &o, &id))
 			snprintf(id.v[0], sizeof(id.v[0]), "(no meta.json)");
-		k = ident_diff(me, &id);
+		k = run_ident_diff(me, &id, 0);
 		if (k >= 0) {
 			if (p->nother < 8)
 				snprintf(p->other[p->nother],
 					 sizeof(p->other[0]), "%s: %s %s, not %s",
-					 names[i], id_label(k), id.v[k],
+					 names[i], run_ident_label(k), id.v[k],
 					 me->v[k]);
 			p->nother++;
 			run_free(&o);
@@ -347,7 +254,7 @@ int repeat_markdown(FILE *f, const struct run *r, const char *root,
 	struct peers *p = calloc(1, sizeof(*p));
 	unsigned int l, d;
 	struct rep_row o;
-	struct ident me;
+	struct run_ident me;
 	char lab[32], sz[32];
 	const char *self;
 	size_t i, k;
@@ -355,7 +262,7 @@ int repeat_markdown(FILE *f, const struct run *r, const char *root,
 
 	if (!p)
 		return -ENOMEM;
-	if (ident_load(r->dir, r, &me)) {
+	if (run_ident_load(r->dir, r, &me)) {
 		snprintf(err, errlen, "%s: no meta.json: its identity on the "
 			 "host is unknown", r->dir);
 		free(p);
@@ -408,7 +315,7 @@ int repeat_markdown(FILE *f, const struct run *r, const char *root,
 int repeat_section(FILE *f, const struct run *r, const char *root,
 		   double margin, char *err, size_t errlen)
 {
-	struct ident me;
+	struct run_ident me;
 	struct peers *p = calloc(1, sizeof(*p));
 	unsigned int l, d, nrows = 0, nwithin = 0;
 	char buf[8192];
@@ -417,7 +324,7 @@ int repeat_section(FILE *f, const struct run *r, const char *root,
 
 	if (!p)
 		return -ENOMEM;
-	if (ident_load(r->dir, r, &me)) {
+	if (run_ident_load(r->dir, r, &me)) {
 		/* a run without meta.json (convbench alone): nothing to match */
 		fputc('\n', f);
 		text_line(f, "Repeatability");
@@ -442,8 +349,8 @@ int repeat_section(FILE *f, const struct run *r, const char *root,
 		 "earlier ones; spread max/min - 1 over all of them; 'in "
 		 "CIs': how often a run's ratio lies in another run's 95%% "
 		 "CI", root, me.v[0], me.v[1], me.v[2], me.v[3], me.v[4],
-		 me.v[5], me.v[6], me.v[9], me.v[10], me.v[NFIELDS],
-		 me.v[11], me.v[12], me.v[NFIELDS + 1], margin);
+		 me.v[5], me.v[6], me.v[9], me.v[10], me.v[RUN_ID_GMEM],
+		 me.v[11], me.v[12], me.v[RUN_ID_SIZES], margin);
 	text_wrap(f, "", "  ", buf);
 	if (!p->n) {
 		text_line(f, "  no earlier run of this identity");
