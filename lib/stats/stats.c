@@ -383,6 +383,56 @@ int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 	return 0;
 }
 
+/* the mean of the logs of v[0..n) and their variance (NaN for n < 2) */
+static int log_moments(const double *v, size_t n, double *mean, double *var)
+{
+	double m = 0, ss = 0, d;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(v[i] > 0) || isinf(v[i]))
+			return -EINVAL;
+		m += log(v[i]);
+	}
+	m /= n;
+	for (i = 0; i < n; i++) {
+		d = log(v[i]) - m;
+		ss += d * d;
+	}
+	*mean = m;
+	*var = n > 1 ? ss / (n - 1) : NAN;
+	return 0;
+}
+
+int stats_ratio_welch(const double *a, size_t na, const double *b,
+		      size_t nb, double conf, double *ratio, double *lo,
+		      double *hi)
+{
+	double ma, va, mb, vb, sa, sb, se2, df, half;
+
+	if (!na || !nb || !(conf > 0 && conf < 1) ||
+	    log_moments(a, na, &ma, &va) || log_moments(b, nb, &mb, &vb))
+		return -EINVAL;
+	*ratio = exp(mb - ma);
+	*lo = *hi = NAN;
+	if (na < 2 || nb < 2)
+		return 0;
+	sa = va / na;
+	sb = vb / nb;
+	se2 = sa + sb;
+	if (se2 == 0) {
+		*lo = *hi = *ratio;
+		return 0;
+	}
+	df = se2 * se2 / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+	half = stats_t_quantile((1 + conf) / 2,
+				df < 1 ? 1 : (unsigned int)floor(df + 1e-6)) *
+	       sqrt(se2);
+	*lo = exp(mb - ma - half);
+	*hi = exp(mb - ma + half);
+	return 0;
+}
+
 int stats_log_mean_var(const double *ratio, size_t n, double *mean,
 		       double *var)
 {

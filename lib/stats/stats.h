@@ -75,6 +75,21 @@ int stats_ratio_rounds(const double *ratio, size_t n, double conf,
 		       double *geomean, double *lo, double *hi);
 
 /*
+ * Two independent runs' per-round values of one statistic (a cell's p50
+ * of each boot of run a and of run b, all > 0): the ratio of their
+ * geometric means b/a, and the Welch t interval of the difference of
+ * the mean logs (df by Welch-Satterthwaite, rounded down but for 1e-6 of rounding
+ * error), taken back
+ * with exp(). The boots are the independent units of each run. With
+ * na or nb == 1 the ratio and NaN bounds; with both runs' rounds all
+ * equal, lo = hi = the ratio. -EINVAL for na or nb == 0, a value <= 0,
+ * infinite or NaN, or conf outside (0, 1).
+ */
+int stats_ratio_welch(const double *a, size_t na, const double *b,
+		      size_t nb, double conf, double *ratio, double *lo,
+		      double *hi);
+
+/*
  * The mean of the logs of n >= 2 ratios (all > 0) and the variance of
  * that mean (s^2 / n): 0, -EINVAL or -ENOMEM
  */

@@ -307,6 +307,39 @@ static void test_between_runs(void)
 		   next_rounds, next_runs);
 }
 
+/*
+ * B over A from two runs' boots: a = exp(0, .2, -.2) (log variance
+ * .04), b = exp(.5, .6, .4, .5, .7, .3) (.02): Welch's df 3.05, so
+ * t(.975, 3) = 3.182446 and half = 3.182446 * sqrt(.04/3 + .02/6) =
+ * 0.410851 about log ratio .5 (a pooled-variance t with 7 df gives
+ * 0.29); hand-computed
+ */
+static void test_welch(void)
+{
+	double a[3] = { 1, exp(0.2), exp(-0.2) };
+	double b[6] = { exp(0.5), exp(0.6), exp(0.4), exp(0.5), exp(0.7),
+			exp(0.3) };
+	double same[2] = { 2, 2 }, bad[2] = { 1, 0 }, r = NAN, lo = NAN;
+	double hi = NAN;
+	int e = stats_ratio_welch(a, 3, b, 6, 0.95, &r, &lo, &hi);
+
+	tap_result(!e && fabs(r - exp(0.5)) < 1e-9 &&
+		   fabs(lo - exp(0.5 - 0.410851)) < 1e-5 &&
+		   fabs(hi - exp(0.5 + 0.410851)) < 1e-5,
+		   "Welch: B/A %.4f (%.4f..%.4f), df 3 from unequal boots and "
+		   "variances", r, lo, hi);
+	tap_result(!stats_ratio_welch(same, 2, same, 2, 0.95, &r, &lo, &hi) &&
+		   near(r, 1) && near(lo, 1) && near(hi, 1),
+		   "Welch: runs whose boots all agree: the ratio, zero width");
+	tap_result(!stats_ratio_welch(a, 1, b, 6, 0.95, &r, &lo, &hi) &&
+		   near(r, exp(0.5)) && isnan(lo) && isnan(hi),
+		   "Welch: one boot in A: the ratio, no interval");
+	tap_result(stats_ratio_welch(bad, 2, b, 6, 0.95, &r, &lo, &hi) ==
+		   -EINVAL && stats_ratio_welch(a, 0, b, 6, 0.95, &r, &lo,
+						&hi) == -EINVAL,
+		   "Welch: a value <= 0 or a run without boots: refused");
+}
+
 int main(void)
 {
 	test_percentiles();
@@ -315,5 +348,6 @@ int main(void)
 	test_t_quantile();
 	test_round_intervals();
 	test_between_runs();
+	test_welch();
 	return tap_finish(false);
 }
