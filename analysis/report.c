@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "atomic_file.h"
+#include "compare.h"
 #include "plotdata.h"
 #include "markdown.h"
 #include "repeat.h"
@@ -34,6 +35,7 @@
 
 static const char usage[] =
 "Usage: convreport [OPTIONS] RUN_FOLDER\n"
+"       convreport --compare [--json] RUN_A RUN_B\n"
 "Write RUN_FOLDER/report.txt (and print it): a convbench run as plain\n"
 "text for an email, every line at most 72 columns, from the statistics\n"
 "convbench wrote into summary.json (and trace.csv's histograms,\n"
@@ -49,11 +51,20 @@ static const char usage[] =
 "                threeway (p50s and ratios), fixed (the emulator's fixed\n"
 "                costs, ratios raw and less them), work (the work table),\n"
 "                repeat (repeatability over --repeat=ROOT's runs)\n"
+"  --compare     compare two runs instead, B against A (convbench\n"
+"                compare A B): per cell both hold, p50 (p90, p99 where\n"
+"                both have 50 samples beyond) of each and B/A with a\n"
+"                95% interval over both runs' boots, '+'/'-' where the\n"
+"                change is beyond noise; cells one run holds apart; a\n"
+"                different machine or emulator flagged\n"
+"  --json        --compare's result as JSON\n"
 "  -q, --quiet   do not print the report, only write it\n"
 "  -h, --help    this text\n"
 "\n"
 "Exit status: 0 ok, 1 no summary.json, no cells in it, or the report\n"
-"could not be written, 2 bad usage (or --repeat's folder unreadable).\n";
+"could not be written, 2 bad usage (or --repeat's folder unreadable).\n"
+"--compare: 0 compared, 1 a run unreadable or no cell in common, 2 bad\n"
+"usage.\n";
 
 /* drop the marketing from a CPU name: (R), (TM), "CPU", "@ 2.90GHz" */
 static void short_cpu(char *s)
@@ -334,6 +345,34 @@ static int write_report(const char *run, const char *text, size_t len)
 	return err;
 }
 
+/* --compare A B: the two folders checked, then compare.c */
+static int compare_main(int n, char **dirs, bool json)
+{
+	char err[1024];
+	struct stat st;
+	int i, r;
+
+	if (n != 2) {
+		fprintf(stderr, "convreport: --compare expects two run folders, "
+			"A (the baseline) and B, got %d\n", n);
+		return 2;
+	}
+	for (i = 0; i < 2; i++)
+		if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "convreport: --compare: %s: not a "
+				"folder\n", dirs[i]);
+			return 2;
+		}
+	r = compare_runs(stdout, dirs[0], dirs[1], json, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "convreport: --compare: %s\n", strerror(-r));
+		return 1;
+	}
+	if (r)
+		fprintf(stderr, "convreport: --compare: %s\n", err);
+	return r ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -341,11 +380,13 @@ int main(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "markdown", required_argument, NULL, 'D' },
 		{ "margin", required_argument, NULL, 'M' },
+		{ "compare", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	bool quiet = false, plot = false;
+	bool quiet = false, plot = false, compare = false, json = false;
 	const char *repeat = NULL, *markdown = NULL;
 	double margin = 5;
 	char *end;
@@ -361,6 +402,12 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'P':
 			plot = true;
+			break;
+		case 'C':
+			compare = true;
+			break;
+		case 'J':
+			json = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -390,6 +437,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (compare || json)
+		return compare_main(argc - optind, argv + optind, json);
 	if (optind + 1 != argc) {
 		fprintf(stderr, "convreport: expected one RUN_FOLDER\n%s", usage);
 		return 2;

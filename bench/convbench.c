@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock_mark.h"
 #include "conv_mode.h"
@@ -227,6 +228,45 @@ static unsigned int run_cells(const struct env *env,
 	return failed;
 }
 
+/*
+ * convbench compare ...: convreport --compare ..., found beside this
+ * program (build/bench/convbench: build/analysis/convreport; an
+ * installed pair side by side), else on PATH
+ */
+static int compare_exec(int argc, char **argv)
+{
+	static const char *const rel[] = { "/../analysis/convreport",
+					   "/convreport" };
+	char self[4096], path[4200], **args;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t i;
+	int k;
+
+	args = calloc(argc + 2, sizeof(*args));
+	if (!args) {
+		fprintf(stderr, "convbench compare: out of memory\n");
+		return 1;
+	}
+	args[0] = "convreport";
+	args[1] = "--compare";
+	for (k = 2; k < argc; k++)
+		args[k] = argv[k];
+	if (n > 0) {
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+			snprintf(path, sizeof(path), "%s%s", self, rel[i]);
+			if (!access(path, X_OK))
+				execv(path, args);
+		}
+	}
+	execvp("convreport", args);
+	fprintf(stderr, "convbench compare: cannot run convreport (make "
+		"convreport builds it): %s\n", strerror(errno));
+	free(args);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct cell_result *results = NULL;
@@ -242,6 +282,8 @@ int main(int argc, char **argv)
 	char why[512];
 	int r;
 
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return compare_exec(argc, argv);
 	r = parse_options(argc, argv, &env, stdout, stderr);
 	if (r)
 		return r == 1 ? 0 : 2;
