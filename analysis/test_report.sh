@@ -219,6 +219,53 @@ grep -A 6 '"ipis"' "$run/summary.json" | grep -q '"exact": false' &&
 	grep -A 6 '"pages_zeroed"' "$run/summary.json" | grep -q '"exact": true'
 tap_ok $? "work counts: exact where the boots agree, not where IPIs differ"
 
+# --- latencies.hlog: the same samples as HdrHistogram's interval log
+# one interval per (round, mode, size, direction), in samples.csv's
+# order; hlog_samples LOG CSV: the reader's SAMPLES file, each interval
+# (tag, start, length from the log's line) with samples.csv's values
+hlog_samples() {
+	awk -F, -v lf="$1" 'BEGIN {
+		while ((getline l < lf) > 0)
+			if (l ~ /^Tag=/) {
+				split(substr(l, 5), f, ",")
+				tag[++nl] = f[1]; start[nl] = f[2]; len[nl] = f[3]
+			}
+	}
+	NR > 1 {
+		k = $2 "-" $3 "-" $4
+		g = $1 SUBSEP k
+		if (!(g in grp)) { grp[g] = ++ng; key[ng] = k; nth[k]++; which[k, nth[k]] = ng }
+		i = grp[g]; val[i, ++cnt[i]] = $9
+	}
+	END {
+		for (l = 1; l <= nl; l++) {
+			t = tag[l]; used[t]++; i = which[t, used[t]]
+			printf "interval %s %s %s 1 1099511627776 3 %d\n", t, start[l], len[l], cnt[i]
+			for (j = 1; j <= cnt[i]; j++) print val[i, j]
+		}
+	}' "$2"
+}
+hl=$run/latencies.hlog
+lines=$(grep -c '^Tag=' "$hl" 2>/dev/null)
+groups=$(awk -F, 'NR > 1 && !seen[$1 FS $2 FS $3 FS $4]++ { n++ } END { print n + 0 }' "$run/samples.csv")
+[ -s "$hl" ] && [ "$lines" = "$groups" ] && [ "$lines" = 16 ] &&
+	grep -q '^#\[Histogram log format version 1.3\]$' "$hl" &&
+	grep -q '^Tag=inplace-2M-to-private,' "$hl"
+tap_ok $? "latencies.hlog: one interval per round and cell direction ($lines of $groups)"
+hlog_samples "$hl" "$run/samples.csv" > "$tmp/hlog.samples"
+n_hl=$(awk '$1 == "interval" { s += $8 } END { print s + 0 }' "$tmp/hlog.samples")
+[ "$n_hl" = "$rows" ]
+tap_ok $? "every sample of samples.csv is in one interval ($n_hl of $rows)"
+sh "$TOP/tests/unit/hdrlog_read.sh" "$hl" "$tmp/hlog.samples" > "$tmp/hlog.out" 2>&1
+rc=$?
+sed 's/^/# reader: /' "$tmp/hlog.out" | grep -v '^# reader: ok' | head -n 20
+if [ $rc = 4 ]; then
+	tap_skip "a third-party reader decodes latencies.hlog" "$(grep SKIP "$tmp/hlog.out")"
+else
+	[ $rc = 0 ] && grep -q '^end: 0 failed$' "$tmp/hlog.out"
+	tap_ok $? "hdr-histogram-js reads latencies.hlog: counts, min, max, percentiles and buckets match samples.csv"
+fi
+
 # --- the report
 "$CR" "$run" > "$tmp/stdout" 2> "$tmp/stderr"
 rc=$?

@@ -18,6 +18,7 @@
 #include "atomic_file.h"
 #include "hist.h"
 #include "history.h"
+#include "hlog.h"
 #include "provenance.h"
 #include "report.h"
 #include "samples.h"
@@ -298,6 +299,13 @@ static int samples_writer(FILE *f, void *arg)
 	return samples_write_csv(f, j->res, j->n);
 }
 
+static int hlog_writer(FILE *f, void *arg)
+{
+	struct file_job *j = arg;
+
+	return latencies_write_hlog(f, j->res, j->n);
+}
+
 static int hist_writer(FILE *f, void *arg)
 {
 	struct file_job *j = arg;
@@ -364,6 +372,8 @@ int report_finish(struct report *r, const struct cell_result *res,
 		e = report_write_file(r, "samples.csv", samples_writer, &job);
 		err = err ? err : e;
 		e = report_write_file(r, "hist.csv", hist_writer, &job);
+		err = err ? err : e;
+		e = report_write_file(r, "latencies.hlog", hlog_writer, &job);
 		err = err ? err : e;
 		e = report_write_file(r, "histograms.txt", text_writer, &job);
 		err = err ? err : e;
