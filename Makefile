@@ -107,12 +107,15 @@ include tests/Makefile.inc
 # make bench: everything, then the run (two kernels, two boots), its
 # report (with the repeatability of the earlier runs of its identity in
 # results/, apart from its intervals) and its plots (the report writes the ratios.csv they draw);
-# the last line names the run's folder
+# it ends with the headline (convreport --headline: the p50 ratios with
+# their CIs, a dozen lines) and report.txt's path
 bench: deps kernel kernel-gmem convbench bpf $(ANALYSIS_REPORT)
 	$(Q)run=$$(bench/vm/run-bench.sh) && \
 	$(MAKE) --no-print-directory report RUN="$$run" REPEAT=results >/dev/null && \
-	$(MAKE) --no-print-directory plot RUN="$$run" && \
-	echo "bench: done: $$run"
+	$(MAKE) --no-print-directory plot RUN="$$run" >/dev/null && \
+	echo "bench: done; plots: $$run/plots/ ($$(ls "$$run"/plots/*.png | \
+		wc -l) PNG, each also as SVG)" && echo && \
+	$(ANALYSIS_REPORT) --headline "$$run"
 
 # ./convtrace and ./convreport beside ./convbench (bench/Makefile.inc)
 convtrace: $(BPF_OUT)/convtrace

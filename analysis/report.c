@@ -25,6 +25,7 @@
 
 #include "atomic_file.h"
 #include "compare.h"
+#include "headline.h"
 #include "plotdata.h"
 #include "markdown.h"
 #include "repeat.h"
@@ -58,6 +59,9 @@ static const char usage[] =
 "                change is beyond noise; cells one run holds apart; a\n"
 "                different machine or emulator flagged\n"
 "  --json        --compare's result as JSON\n"
+"  --headline    print the run's headline instead (what make bench\n"
+"                prints last): the p50 ratios with their CIs per size\n"
+"                and direction, and report.txt's path\n"
 "  -q, --quiet   do not print the report, only write it\n"
 "  -h, --help    this text\n"
 "\n"
@@ -382,11 +386,13 @@ int main(int argc, char **argv)
 		{ "margin", required_argument, NULL, 'M' },
 		{ "compare", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "headline", no_argument, NULL, 'H' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	bool quiet = false, plot = false, compare = false, json = false;
+	bool headline = false;
 	const char *repeat = NULL, *markdown = NULL;
 	double margin = 5;
 	char *end;
@@ -408,6 +414,9 @@ int main(int argc, char **argv)
 			break;
 		case 'J':
 			json = true;
+			break;
+		case 'H':
+			headline = true;
 			break;
 		case 'q':
 			quiet = true;
@@ -463,6 +472,11 @@ int main(int argc, char **argv)
 		return ret ? 1 : 0;
 	}
 	have_g = !threeway_load(&g, argv[optind]);
+	if (headline) {
+		headline_print(stdout, &r, have_g ? &g : NULL);
+		ret = ferror(stdout) ? 1 : 0;
+		goto out_code;
+	}
 	if (markdown) {
 		/* the README's tables on stdout; report.txt untouched */
 		ret = markdown_tables(stdout, &r, have_g ? &g : NULL, markdown,

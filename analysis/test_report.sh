@@ -542,6 +542,26 @@ grep -q '^gmem: kernel 6.12.57-convbench-gmem, other boots (gmem/)' "$rep3" &&
 	grep -q '^note: gmem is guest_memfd as upstream merged' "$rep3" &&
 	grep -q 'between boots too' "$rep3"
 tap_ok $? "the setup names gmem's kernel and says what differs, and that its ratios compare boots"
+# the headline make bench ends with: every ratio and CI the report's
+"$CR" --headline "$run3" > "$tmp/head3"
+rc=$?
+bad=$(awk '
+	FNR == NR && /^[0-9]+[KMG]? +to-(shared|private) / { sz = $1; dr = $2 }
+	FNR == NR && /^  (in\/de|gm\/de|in\/gm) p50 / {
+		want[$1, sz, dr] = $3 " (" $6 ")"; nw++; next }
+	FNR == NR { next }
+	/^(in\/de|gm\/de|in\/gm) / { r = $1; $1 = "" ; $0 = $0 }
+	/^ +[0-9]+[KMG]? +[0-9]/ {
+		s = $1; sh = $2 " " $3; pr = $4 " " $5; nh++
+		if (want[r, s, "to-shared"] != sh) { print "# " r " " s " to-shared: " sh; b++ }
+		if (want[r, s, "to-private"] != pr) { print "# " r " " s " to-private: " pr; b++ }
+	}
+	END { print (b + 0) + (nh == 6 && nw == 12 ? 0 : 100) }' "$rep3" "$tmp/head3" | tail -n 1)
+[ $rc = 0 ] && [ "$bad" = 0 ] && [ "$(head -n 1 "$tmp/head3")" = "$run3" ] &&
+	[ "$(tail -n 1 "$tmp/head3")" = "report: $run3/report.txt" ] &&
+	[ "$(wc -l < "$tmp/head3")" -le 14 ] &&
+	awk 'length($0) > 72 { exit 1 }' "$tmp/head3"
+tap_ok $? "--headline: the three ratios per size and direction as the report has them, the folder, report.txt ($bad differ)"
 grep -q '^Kernel functions: v5 (6.1) and their 6.12 counterparts$' "$rep3" &&
 	grep -A 6 '^shmem_fallocate (v5)$' "$rep3" | grep -qE '^  4K +1.67 x 9.000 +1.67 x 9.000 +1 x 9.000$' &&
 	grep -A 4 '^kvm_faultin_pfn_private (v5)$' "$rep3" | grep -qE '^  4K +not traced +not traced +not traced$'
