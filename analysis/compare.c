@@ -13,7 +13,6 @@
 #include "threeway.h"
 #include "units.h"
 
-#define CMP_CONF	0.95
 #define CMP_TAIL_MIN	50	/* samples beyond a percentile to compare it */
 #define CMP_MAX_ROUNDS	4096
 
@@ -49,6 +48,7 @@ struct cell_key {
 };
 
 struct cmp {
+	double conf;
 	struct side a, b;
 	struct diff diffs[RUN_NID + 8];
 	size_t ndiffs;
@@ -185,7 +185,7 @@ static int add_row(struct cmp *c, const struct jv *ca, const struct jv *cb,
 	row->ratio = row->lo = row->hi = NAN;
 	row->mark = '?';
 	if (!row->na || !row->nb ||
-	    stats_ratio_welch(va, row->na, vb, row->nb, CMP_CONF, &row->ratio,
+	    stats_ratio_welch(va, row->na, vb, row->nb, c->conf, &row->ratio,
 			      &row->lo, &row->hi))
 		return 0;
 	if (isnan(row->lo))
@@ -284,12 +284,16 @@ static const char *change_name(char mark)
 	}
 }
 
-static const char *const method =
-	"A and B: the geometric mean of the run's boots' values (each boot's "
-	"p50, p90 or p99); B/A their ratio, with a 95% Welch t interval over "
-	"both runs' boots (log scale, df by Welch-Satterthwaite): beyond "
-	"noise when the interval leaves out 1. p90 and p99 where both runs "
-	"have at least 50 samples beyond them.";
+static const char *method(const struct cmp *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "A and B: the geometric mean of the run's boots' "
+		 "values (each boot's p50, p90 or p99); B/A their ratio, with "
+		 "a %g%% Welch t interval over both runs' boots (log scale, df "
+		 "by Welch-Satterthwaite): beyond noise when the interval "
+		 "leaves out 1. p90 and p99 where both runs have at least 50 "
+		 "samples beyond them.", 100 * c->conf);
+	return buf;
+}
 
 static void print_text(FILE *f, const struct cmp *c)
 {
@@ -337,12 +341,13 @@ static void print_text(FILE *f, const struct cmp *c)
 		text_line(f, "what differs (the A/B): nothing named in the "
 			  "runs' identities");
 	fputc('\n', f);
-	text_wrap(f, "", "", method);
+	text_wrap(f, "", "", method(c, buf, sizeof(buf)));
 	text_wrap(f, "", "", "'+' B slower beyond noise, '-' B faster, "
 		  "'~' within noise, '?' no interval (a run with one boot)");
 	fputc('\n', f);
+	snprintf(ci, sizeof(ci), "(%g%% CI)", 100 * c->conf);
 	text_line(f, "%-26s %-3s %8s %8s %5s %s", "cell", "", "A us",
-		  "B us", "B/A", "(95% CI)");
+		  "B us", "B/A", ci);
 	for (i = 0; i < c->nrows; i++) {
 		const struct cmp_row *r = &c->rows[i];
 
@@ -395,14 +400,15 @@ static void json_cells(struct jsonw *w, const struct cell_key *k, size_t n)
 static int print_json(FILE *f, const struct cmp *c)
 {
 	struct jsonw w;
-	char sz[32];
+	char sz[32], buf[1024];
 	size_t i;
 
 	jsonw_init(&w, f);
 	jsonw_obj_open(&w);
 	jsonw_kv_str(&w, "a", c->a.r.dir);
 	jsonw_kv_str(&w, "b", c->b.r.dir);
-	jsonw_kv_str(&w, "method", method);
+	jsonw_kv_str(&w, "method", method(c, buf, sizeof(buf)));
+	jsonw_kv_double(&w, "confidence", c->conf);
 	jsonw_kv_bool(&w, "identity_known", c->id_known);
 	/* unknown (null) when a run has no meta.json and agrees elsewhere */
 	if (c->id_known || c->env_differs)
@@ -437,8 +443,8 @@ static int print_json(FILE *f, const struct cmp *c)
 		jsonw_kv_u64(&w, "a_boots", r->na);
 		jsonw_kv_u64(&w, "b_boots", r->nb);
 		jsonw_kv_double(&w, "ratio", r->ratio);
-		jsonw_kv_double(&w, "ci95_lo", r->lo);
-		jsonw_kv_double(&w, "ci95_hi", r->hi);
+		jsonw_kv_double(&w, "ci_lo", r->lo);
+		jsonw_kv_double(&w, "ci_hi", r->hi);
 		jsonw_kv_str(&w, "change", change_name(r->mark));
 		jsonw_obj_close(&w);
 	}
@@ -452,13 +458,14 @@ static int print_json(FILE *f, const struct cmp *c)
 }
 
 int compare_runs(FILE *f, const char *a, const char *b, bool json,
-		 char *err, size_t errlen)
+		 double conf, char *err, size_t errlen)
 {
 	struct cmp *c = calloc(1, sizeof(*c));
 	int r = 1;
 
 	if (!c)
 		return -ENOMEM;
+	c->conf = conf;
 	if (side_load(&c->a, a, err, errlen))
 		goto out;
 	if (side_load(&c->b, b, err, errlen)) {

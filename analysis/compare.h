@@ -27,11 +27,13 @@
 #include <stdio.h>
 
 /*
- * Compare the runs in folders a and b onto f (JSON when json).
+ * Compare the runs in folders a and b onto f (JSON when json), with
+ * intervals at conf (0.95 by default; a test that expects no change
+ * over many rows asks for more).
  * 0; 1 when a run cannot be read (err[] says which and why) or the
  * runs have no cell in common; -ENOMEM.
  */
 int compare_runs(FILE *f, const char *a, const char *b, bool json,
-		 char *err, size_t errlen);
+		 double conf, char *err, size_t errlen);
 
 #endif /* CONVBENCH_COMPARE_H */

@@ -59,6 +59,7 @@ static const char usage[] =
 "                change is beyond noise; cells one run holds apart; a\n"
 "                different machine or emulator flagged\n"
 "  --json        --compare's result as JSON\n"
+"  --conf=PCT    --compare's confidence level (default 95)\n"
 "  --headline    print the run's headline instead (what make bench\n"
 "                prints last): the p50 ratios with their CIs per size\n"
 "                and direction, and report.txt's path\n"
@@ -350,7 +351,7 @@ static int write_report(const char *run, const char *text, size_t len)
 }
 
 /* --compare A B: the two folders checked, then compare.c */
-static int compare_main(int n, char **dirs, bool json)
+static int compare_main(int n, char **dirs, bool json, double conf)
 {
 	char err[1024];
 	struct stat st;
@@ -367,7 +368,8 @@ static int compare_main(int n, char **dirs, bool json)
 				"folder\n", dirs[i]);
 			return 2;
 		}
-	r = compare_runs(stdout, dirs[0], dirs[1], json, err, sizeof(err));
+	r = compare_runs(stdout, dirs[0], dirs[1], json, conf, err,
+			 sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "convreport: --compare: %s\n", strerror(-r));
 		return 1;
@@ -387,12 +389,14 @@ int main(int argc, char **argv)
 		{ "compare", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "headline", no_argument, NULL, 'H' },
+		{ "conf", required_argument, NULL, 'L' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	bool quiet = false, plot = false, compare = false, json = false;
 	bool headline = false;
+	double conf = 0.95;
 	const char *repeat = NULL, *markdown = NULL;
 	double margin = 5;
 	char *end;
@@ -417,6 +421,17 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			headline = true;
+			break;
+		case 'L':
+			errno = 0;
+			conf = strtod(optarg, &end) / 100;
+			if (errno || end == optarg || *end || !(conf >= 0.5) ||
+			    conf >= 1) {
+				fprintf(stderr, "convreport: --conf expects a "
+					"percentage from 50 to below 100, got "
+					"'%s'\n", optarg);
+				return 2;
+			}
 			break;
 		case 'q':
 			quiet = true;
@@ -447,7 +462,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (compare || json)
-		return compare_main(argc - optind, argv + optind, json);
+		return compare_main(argc - optind, argv + optind, json, conf);
 	if (optind + 1 != argc) {
 		fprintf(stderr, "convreport: expected one RUN_FOLDER\n%s", usage);
 		return 2;

@@ -119,6 +119,15 @@ for spec in "destructive 4K to-shared p50 1.25" "destructive 4K to-private p99 1
 done
 tap_ok $nbad "B/A and its Welch interval recomputed: 1.25 slower (+), 0.8 faster (-), 1.02 within noise (~)"
 
+# --conf=99: t(0.995, 10) = 3.169273
+"$CR" --compare --conf=99 "$A" "$B" > "$tmp/c99.txt"
+want=$(T975_10=3.169273; expect destructive 2M to-shared p50 1.02)
+out0=$out out=$tmp/c99.txt
+got=$(row destructive 2M to-shared p50)
+out=$out0
+[ "$got" = "$want" ] && grep -q "(99% CI)" "$tmp/c99.txt"
+tap_ok $? "--conf=99: the interval at that level ($got)"
+
 [ -z "$(row destructive 2M to-shared p99)" ] && [ -n "$(row destructive 4K to-shared p99)" ]
 tap_ok $? "p99 compared only where both runs have 50 samples beyond it (B's 2M: 49)"
 
