@@ -23,9 +23,26 @@
 # Output dir (<cache>/<key>/out): bzImage, vmlinux, vmlinux.h, config,
 # System.map, series.sha, config.sha, key, build-time.
 #
-# Environment: FLAVOUR (main, debug or gmem, default main), CONVBENCH_CACHE
-# (default /var/cache/convbench), CONVBENCH_KSRC (the source tarball of
-# main and debug), CONVBENCH_KSRC_GMEM (gmem's), JOBS (default: all cores).
+# FLAVOUR=custom is a kernel of your own: a Debian linux-source tarball
+# (KSRC=path, or KSRC=VERSION such as 6.12 or 7.2: kernel/fetch-source.sh
+# finds or downloads it) plus a series (PATCHES=a folder of *.patch, or
+# an mbox as b4 am writes it, split with git mailsplit), configured with
+# the project's fragment for its family (6.1: convbench.config, the v5
+# series'; 6.12 and later: gmem-6.12.config) or KCONFIG=FRAGMENT. Its key
+# hashes what the patches change (from their first diff on, without
+# mail headers or signature), so a folder and an mbox of one series are
+# one kernel; when a built main or gmem kernel has the same tarball,
+# diffs and fragment, it is taken (hard links) instead of built again.
+# The last custom settings are kept in the cache (custom.env): FLAVOUR=
+# custom alone means that kernel again (./convbench, make vm).
+#
+#   kernel/build.sh --kind     print what the built kernel can run: v5
+#                              (destructive, inplace), gmem, or none
+#
+# Environment: FLAVOUR (main, debug, gmem or custom, default main),
+# CONVBENCH_CACHE (default /var/cache/convbench), CONVBENCH_KSRC (the
+# source tarball of main and debug), CONVBENCH_KSRC_GMEM (gmem's), KSRC,
+# PATCHES and KCONFIG (custom's), JOBS (default: all cores).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -40,13 +57,156 @@ jobs=${JOBS:-$(nproc)}
 die() { echo "kernel/build.sh: $*" >&2; exit 1; }
 log() { echo "kernel/build.sh: $*" >&2; }
 
+# the diffs of patch files: from each one's first diff on, without its
+# mail headers and its "-- " signature; their hash
+diffs_of() {
+	local p
+	for p in "$@"; do
+		awk '/^(diff --git |--- |Index: )/ { on = 1 } /^-- $/ { on = 0 } on' "$p"
+	done
+}
+diff_sha() { diffs_of "$@" | sha256sum | cut -c1-16; }
+
+# what a built kernel can run, from its symbols and config: v5 (the
+# private-memory series: destructive, inplace), gmem (guest_memfd and
+# software-protected VMs) or none; convbench probes again at run time
+kind_of() {
+	if grep -q ' memfile_register_notifier$' "$1/System.map"; then
+		echo v5
+	elif grep -q ' kvm_gmem_create$' "$1/System.map" &&
+		grep -qx 'CONFIG_KVM_SW_PROTECTED_VM=y' "$1/config"; then
+		echo gmem
+	else
+		echo none
+	fi
+}
+
+# FLAVOUR=custom: tarball, family, fragments and patches (split from an
+# mbox when PATCHES is one) from KSRC, PATCHES and KCONFIG, or from the
+# last custom build's settings
+custom_settings() {
+	local fam major minor f split n
+	if [ -z "${KSRC:-}${PATCHES:-}${KCONFIG:-}" ] && [ -r "$cache/custom.env" ]; then
+		# shellcheck disable=SC1091
+		. "$cache/custom.env"
+	fi
+	[ -n "${KSRC:-}" ] && [ -n "${PATCHES:-}" ] || {
+		echo "kernel/build.sh: FLAVOUR=custom needs KSRC (a linux-source tarball, or a Debian version such as 6.12 or 7.2) and PATCHES (a folder of *.patch or an mbox; an empty folder builds the tarball as it is)" >&2
+		exit 2; }
+	if [ -f "$KSRC" ]; then
+		tarball=$(realpath "$KSRC")
+	elif [[ $KSRC =~ ^[0-9]+\.[0-9]+(-rc[0-9]+)?$ ]]; then
+		tarball=$("$here/fetch-source.sh" "$KSRC") || die "KSRC=$KSRC: no tarball"
+	else
+		echo "kernel/build.sh: KSRC expects a linux-source tarball or a version such as 6.12, got '$KSRC'" >&2
+		exit 2
+	fi
+	srcpkg=$(basename "$tarball")
+	# the family: from linux-source-X.Y's name, else the top Makefile
+	fam=$(basename "$tarball" | sed -n 's/^linux-source-\([0-9]*\.[0-9]*\).*/\1/p')
+	if [ -z "$fam" ]; then
+		f=$(tar -tf "$tarball" 2>/dev/null | head -n 1 | cut -d/ -f1)
+		fam=$(tar -xOf "$tarball" "$f/Makefile" 2>/dev/null |
+			awk -F' = ' '/^VERSION =/ { v = $2 } /^PATCHLEVEL =/ { print v "." $2; exit }')
+	fi
+	if [ -n "${KCONFIG:-}" ]; then
+		[ -r "$KCONFIG" ] || { echo "kernel/build.sh: KCONFIG=$KCONFIG: not a readable file" >&2; exit 2; }
+		fragments=("$(realpath "$KCONFIG")")
+	else
+		major=${fam%%.*} minor=${fam#*.}
+		if [ "$fam" = 6.1 ]; then
+			fragments=("$here/config/convbench.config")
+		elif [ -n "$fam" ] && { [ "$major" -gt 6 ] || { [ "$major" = 6 ] && [ "$minor" -ge 12 ]; }; }; then
+			fragments=("$here/config/gmem-6.12.config")
+		else
+			echo "kernel/build.sh: no config fragment of the project for kernel ${fam:-of unknown version} ($tarball): give KCONFIG=FRAGMENT" >&2
+			exit 2
+		fi
+	fi
+	patches=()
+	if [ -d "$PATCHES" ]; then
+		for f in "$PATCHES"/*.patch "$PATCHES"/*.diff; do
+			[ -e "$f" ] && [ -n "$(diffs_of "$f")" ] && patches+=("$(realpath "$f")")
+		done
+	elif [ -f "$PATCHES" ]; then
+		# an mbox: one message per patch, in order (cover letter: no diff)
+		split=$cache/custom-mbox/$(sha256sum < "$PATCHES" | cut -c1-16)
+		if [ ! -f "$split/.done" ]; then
+			rm -rf "$split"
+			mkdir -p "$split"
+			n=$(git mailsplit -o"$split" "$PATCHES") ||
+				die "PATCHES=$PATCHES: git mailsplit could not split it (not an mbox?)"
+			[ "$n" -gt 0 ] || die "PATCHES=$PATCHES: no message in it"
+			touch "$split/.done"
+		fi
+		for f in "$split"/[0-9]*; do
+			[ -n "$(diffs_of "$f")" ] && patches+=("$f")
+		done
+		[ ${#patches[@]} -gt 0 ] || die "PATCHES=$PATCHES: no message in it carries a diff"
+	else
+		echo "kernel/build.sh: PATCHES expects a folder of *.patch or an mbox, got '$PATCHES'" >&2
+		exit 2
+	fi
+	custom_env=$(printf 'KSRC=%q\nPATCHES=%q\nKCONFIG=%q\n' "$tarball" \
+		"$(realpath "$PATCHES")" "${KCONFIG:+$(realpath "$KCONFIG")}")
+}
+
+# the settings of this custom kernel, for FLAVOUR=custom alone
+custom_remember() {
+	printf '%s\n' "$custom_env" > "$cache/custom.env.tmp" &&
+		mv "$cache/custom.env.tmp" "$cache/custom.env"
+}
+
+# a built main or gmem kernel of the same tarball, diffs and fragments:
+# taken as this custom kernel's (hard links, its own key and flavour)
+custom_reuse() {
+	local f pd frags p pp k o
+	for f in main gmem; do
+		if [ $f = main ]; then
+			pd=$here/patches frags=("$here/config/convbench.config")
+			t=${CONVBENCH_KSRC:-/usr/src/linux-source-6.1.tar.xz}
+		else
+			pd=$here/patches-6.12 frags=("$here/config/gmem-6.12.config")
+			t=${CONVBENCH_KSRC_GMEM:-/usr/src/linux-source-6.12.tar.xz}
+		fi
+		[ -r "$t" ] && [ "$(stat -c '%s %Y' "$t")" = "$src_id" ] || continue
+		[ "$(cat "${frags[@]}" | sha256sum | cut -c1-16)" = "$config_sha" ] || continue
+		pp=()
+		for p in "$pd"/[0-9][0-9][0-9][0-9]-*.patch; do
+			case ${p##*/} in 0000-*) ;; *) [ -e "$p" ] && pp+=("$p") ;; esac
+		done
+		[ "$(diff_sha "${pp[@]}")" = "$(diff_sha "${patches[@]}")" ] || continue
+		k=$(printf '%s\n' "$src_id" "$(cat "${pp[@]}" /dev/null | sha256sum | cut -c1-16)" \
+			"$config_sha" "$recipe" "$f" | sha256sum | cut -c1-16)
+		o=$cache/$k/out
+		[ -f "$o/done" ] || continue
+		log "custom kernel $key: the same tarball, diffs and config as the built $f kernel $k: taking it"
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		cp -al "$o" "$out.tmp" 2>/dev/null || { rm -rf "$out.tmp"; cp -a "$o" "$out.tmp"; }
+		[ -f "$out.tmp/kernel.release" ] ||
+			cp "$cache/$k/build/include/config/kernel.release" "$out.tmp/" 2>/dev/null || true
+		# files of its own, not links into the other kernel's
+		rm -f "$out.tmp/key" "$out.tmp/flavour" "$out.tmp/series.sha" "$out.tmp/done"
+		echo "$key" > "$out.tmp/key"
+		echo custom > "$out.tmp/flavour"
+		echo "$series_sha" > "$out.tmp/series.sha"
+		echo "$f $k" > "$out.tmp/same-as"
+		mv "$out.tmp" "$out"
+		touch "$out/done"
+		return 0
+	done
+	return 1
+}
+
 mode=build
 case "${1:-}" in
 "") ;;
 --print) mode=print ;;
 --key) mode=key ;;
--h|--help) sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-*) echo "kernel/build.sh: unknown option '$1' (expected --print, --key or nothing)" >&2; exit 2 ;;
+--kind) mode=kind ;;
+-h|--help) sed -n '3,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "kernel/build.sh: unknown option '$1' (expected --print, --key, --kind or nothing)" >&2; exit 2 ;;
 esac
 
 flavour=${FLAVOUR:-main}
@@ -60,16 +220,19 @@ gmem) fragments=("$here/config/gmem-6.12.config")
 	patchdir=$here/patches-6.12
 	srcpkg=linux-source-6.12
 	tarball=${CONVBENCH_KSRC_GMEM:-/usr/src/linux-source-6.12.tar.xz} ;;
-*) echo "kernel/build.sh: FLAVOUR expects main, debug or gmem, got '$flavour'" >&2; exit 2 ;;
+custom) custom_settings ;;
+*) echo "kernel/build.sh: FLAVOUR expects main, debug, gmem or custom, got '$flavour'" >&2; exit 2 ;;
 esac
 
 [ -r "$tarball" ] || die "no kernel source at $tarball (apt-get install $srcpkg, or run 'make deps' as root)"
 
 # the series in order; the cover letter (0000) carries no code
-patches=()
-for p in "$patchdir"/[0-9][0-9][0-9][0-9]-*.patch; do
-	case ${p##*/} in 0000-*) ;; *) [ -e "$p" ] && patches+=("$p") ;; esac
-done
+if [ "$flavour" != custom ]; then
+	patches=()
+	for p in "$patchdir"/[0-9][0-9][0-9][0-9]-*.patch; do
+		case ${p##*/} in 0000-*) ;; *) [ -e "$p" ] && patches+=("$p") ;; esac
+	done
+fi
 
 series_sha=$(cat "${patches[@]}" /dev/null | sha256sum | cut -c1-16)
 config_sha=$(cat "${fragments[@]}" | sha256sum | cut -c1-16)
@@ -78,8 +241,14 @@ recipe=1
 # the tarball is identified by size and mtime (hashing 130 MB each time
 # costs seconds)
 src_id=$(stat -c '%s %Y' "$tarball")
-key=$(printf '%s\n' "$src_id" "$series_sha" "$config_sha" "$recipe" "$flavour" |
-	sha256sum | cut -c1-16)
+if [ "$flavour" = custom ]; then
+	# what the series changes, not how it was mailed
+	key=$(printf '%s\n' "$src_id" "$(diff_sha "${patches[@]}")" "$config_sha" \
+		"$recipe" "$flavour" | sha256sum | cut -c1-16)
+else
+	key=$(printf '%s\n' "$src_id" "$series_sha" "$config_sha" "$recipe" "$flavour" |
+		sha256sum | cut -c1-16)
+fi
 
 dir=$cache/$key
 out=$dir/out
@@ -87,10 +256,18 @@ out=$dir/out
 case $mode in
 key) echo "$key"; exit 0 ;;
 print) [ -f "$out/done" ] || die "$flavour kernel $key not built (run make kernel${FLAVOUR:+ FLAVOUR=$flavour})"; echo "$out"; exit 0 ;;
+kind) [ -f "$out/done" ] || die "$flavour kernel $key not built (run make kernel${FLAVOUR:+ FLAVOUR=$flavour})"
+	kind_of "$out"; exit 0 ;;
 esac
 
 if [ -f "$out/done" ]; then
 	log "cached $flavour kernel $key"
+	[ "$flavour" != custom ] || custom_remember
+	echo "$out"
+	exit 0
+fi
+if [ "$flavour" = custom ] && custom_reuse; then
+	custom_remember
 	echo "$out"
 	exit 0
 fi
@@ -148,6 +325,7 @@ case $flavour in
 main) eta="about 6 min" ;;
 debug) eta="about 10 min" ;;
 gmem) eta="about 11 min" ;;
+custom) eta="6 to 17 min" ;;
 esac
 log "building the $flavour bzImage with $jobs jobs (cold: $eta on 2 cores; log in $dir/build.log)"
 cc=gcc
@@ -164,6 +342,7 @@ fi
 
 cp "$build/arch/x86/boot/bzImage" "$build/vmlinux" "$build/System.map" "$out/"
 cp "$build/.config" "$out/config"
+cp "$build/include/config/kernel.release" "$out/kernel.release"
 if command -v bpftool >/dev/null; then
 	bpftool btf dump file "$build/vmlinux" format c > "$out/vmlinux.h.tmp"
 	mv "$out/vmlinux.h.tmp" "$out/vmlinux.h"
@@ -174,6 +353,7 @@ echo "$key" > "$out/key"
 echo "$flavour" > "$out/flavour"
 echo $(( $(date +%s) - start )) > "$out/build-time"
 touch "$out/done"
+[ "$flavour" != custom ] || custom_remember
 log "$flavour kernel $key built in $(cat "$out/build-time") s"
 
 # keep the three newest keys of this flavour, drop older build trees
