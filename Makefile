@@ -12,7 +12,10 @@
 #   make kernel  build (or fetch from the cache) the kernel; FLAVOUR=debug
 #                builds the debug kernel (KASAN, lockdep) that make test
 #                and make stress use as well, FLAVOUR=gmem (or make
-#                kernel-gmem) the 6.12 kernel that --mode=gmem runs in
+#                kernel-gmem) the 6.12 kernel that --mode=gmem runs in;
+#                FLAVOUR=custom KSRC=6.12|7.2|tarball PATCHES=dir|mbox
+#                a kernel of your own (kernel/build.sh), which make bench
+#                KERNEL=custom and FLAVOUR=custom ./convbench run
 #   make stress  random conversions under host attack on the debug
 #                kernel (STRESS_DURATION=600 s, STRESS_SEED to replay)
 #   make vm      boot the kernel and run CMD inside (make vm CMD='...';
@@ -44,7 +47,7 @@ DEB_PACKAGES := gcc make libc6-dev python3 linux-source-6.1 \
 	clang llvm libbpf-dev bpftool zlib1g-dev libzstd-dev pkg-config \
 	gnuplot-nox hyperfine
 
-.PHONY: all deps kernel kernel-debug kernel-gmem vm test test-quick test-vm test-gmem \
+.PHONY: all deps kernel kernel-debug kernel-gmem kernel-custom vm test test-quick test-vm test-gmem \
 	tests-bin stress clean help bench
 
 # the kernel first: convbench's BPF side needs its BTF, and ./convbench
@@ -92,6 +95,12 @@ kernel-debug: deps
 kernel-gmem: deps
 	$(Q)FLAVOUR=gmem kernel/build.sh >/dev/null
 
+# a kernel of your own: KSRC (a linux-source tarball, or a Debian
+# version: 6.12, 7.2, 7.3-rc7) and PATCHES (a folder of *.patch or an
+# mbox); the last one built is FLAVOUR=custom's (kernel/build.sh)
+kernel-custom: deps
+	$(Q)FLAVOUR=custom kernel/build.sh >/dev/null
+
 # the kernel's output folder when built (else bpf/ asks kernel/build.sh
 # again at build time, after make kernel); the BPF objects are built
 # against the 6.1 kernel's BTF and relocated (CO-RE) in either kernel
@@ -109,8 +118,13 @@ include tests/Makefile.inc
 # results/, apart from its intervals) and its plots (the report writes the ratios.csv they draw);
 # it ends with the headline (convreport --headline: the p50 ratios with
 # their CIs, a dozen lines) and report.txt's path
-bench: deps kernel kernel-gmem convbench bpf $(ANALYSIS_REPORT)
-	$(Q)run=$$(bench/vm/run-bench.sh) && \
+# KERNEL=custom: the kernel of make kernel FLAVOUR=custom alone, in the
+# modes it has (bench/vm/run-bench.sh BENCH_KERNEL)
+ifneq ($(filter-out custom,$(KERNEL)),)
+$(error KERNEL expects custom (or nothing), got '$(KERNEL)')
+endif
+bench: deps kernel $(if $(KERNEL),kernel-custom,kernel-gmem) convbench bpf $(ANALYSIS_REPORT)
+	$(Q)run=$$(BENCH_KERNEL=$(KERNEL) bench/vm/run-bench.sh) && \
 	$(MAKE) --no-print-directory report RUN="$$run" REPEAT=results >/dev/null && \
 	$(MAKE) --no-print-directory plot RUN="$$run" >/dev/null && \
 	echo "bench: done; plots: $$run/plots/ ($$(ls "$$run"/plots/*.png | \

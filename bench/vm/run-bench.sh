@@ -30,7 +30,9 @@
 # BENCH_TIMEOUT (seconds per boot, 1500), BENCH_MODES (v5,gmem; v5 or
 # gmem boots one kernel only), BENCH_MAX_VCPU_WAIT (10: a boot whose
 # vCPU threads waited for a host CPU more than this % of their runnable
-# time is left out, bench/vm/interference.sh).
+# time is left out, bench/vm/interference.sh), BENCH_KERNEL (custom: the
+# kernel of make kernel FLAVOUR=custom instead of the project's, alone,
+# running the modes it has).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -85,9 +87,24 @@ case $kinds in
 v5|gmem|v5,gmem|gmem,v5) ;;
 *) echo "run-bench: BENCH_MODES expects v5, gmem or v5,gmem, got '$kinds'" >&2; exit 2 ;;
 esac
+# BENCH_KERNEL=custom: the kernel of make kernel FLAVOUR=custom, alone,
+# in the place of the kernel whose modes it has (kernel/build.sh --kind)
+case ${BENCH_KERNEL:-} in
+'') ;;
+custom)
+	ckdir=$(FLAVOUR=custom kernel/build.sh --print) ||
+		{ echo "run-bench: BENCH_KERNEL=custom: build it first (make kernel FLAVOUR=custom KSRC=... PATCHES=...)" >&2; exit 2; }
+	kinds=$(FLAVOUR=custom kernel/build.sh --kind)
+	if [ "$kinds" = none ]; then
+		echo "run-bench: the custom kernel $(cat "$ckdir/key") has neither the v5 series (memfile_register_notifier) nor guest_memfd with software-protected VMs (kvm_gmem_create, CONFIG_KVM_SW_PROTECTED_VM): nothing convbench can measure there" >&2
+		exit 4
+	fi
+	echo "bench: the custom kernel $(cat "$ckdir/key") runs the $kinds modes; it takes the place of the project's" >&2 ;;
+*) echo "run-bench: BENCH_KERNEL expects custom (or nothing), got '$BENCH_KERNEL'" >&2; exit 2 ;;
+esac
 has() { case ,$kinds, in *,$1,*) return 0 ;; esac; return 1; }
-has v5 && kdir=$(FLAVOUR=main kernel/build.sh --print)
-has gmem && gkdir=$(FLAVOUR=gmem kernel/build.sh --print)
+has v5 && kdir=${ckdir:-$(FLAVOUR=main kernel/build.sh --print)}
+has gmem && gkdir=${ckdir:-$(FLAVOUR=gmem kernel/build.sh --print)}
 cb=build/bench/convbench
 [ -x "$cb" ] || { say "build convbench first (make convbench)"; exit 1; }
 
@@ -101,7 +118,9 @@ boots=$("$cb" "${dopts[@]}" --design-boots) ||
 
 # the run folder is named after the 6.1 kernel (the 6.12 one if alone)
 pk=${kdir:-$gkdir}
-release=$(cat "$pk/../build/include/config/kernel.release" 2>/dev/null || echo unknown)
+release=$(cat "$pk/kernel.release" "$pk/../build/include/config/kernel.release" 2>/dev/null |
+	head -n 1)
+release=${release:-unknown}
 series=$(cat "$pk/series.sha")
 stamp=$(date -u +%Y%m%d-%H%M%S)
 mkdir -p "$root"
@@ -233,6 +252,8 @@ meta_json() {	# DEST KDIR BOOTS_FAILED
 		echo "  \"iterations_at\": $(json_str "$iter_at"),"
 		echo "  \"order_seed\": $seed,"
 		echo "  \"kernel_cache_key\": $(json_str "$(cat "$k/key")"),"
+		echo "  \"kernel_flavour\": $(json_str "$(cat "$k/flavour" 2>/dev/null || echo main)"),"
+		echo "  \"kernel_release\": $(json_str "$release"),"
 		echo "  \"series_sha\": $(json_str "$(cat "$k/series.sha")"),"
 		echo "  \"config_sha\": $(json_str "$(cat "$k/config.sha")"),"
 		echo "  \"convbench_git\": $(json_str "$(git describe --always --dirty 2>/dev/null || echo unknown)"),"

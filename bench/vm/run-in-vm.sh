@@ -13,7 +13,8 @@
 #
 # convbench has checked the arguments and claimed HOSTDIR (empty);
 # ARGS carry --no-vm and --out=/out/run for the guest. Environment:
-# FLAVOUR (main, debug or gmem: convbench sets gmem for --mode=gmem),
+# FLAVOUR (main, debug or gmem: convbench sets gmem for --mode=gmem;
+# custom: the last kernel built with make kernel FLAVOUR=custom),
 # CONVBENCH_CACHE, CONVBENCH_ACCEL, CONVBENCH_PROGRESS.
 # Exit: convbench's status; 4 no kernel; 124 hung, 125 panic, 126 the
 # VM gave no status (kernel/vm/README.md), the VM's folder kept.
@@ -49,6 +50,7 @@ if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
 	main) build="make kernel" eta="about 6 minutes" ;;
 	debug) build="make kernel-debug" eta="about 10 minutes" ;;
 	gmem) build="make kernel-gmem" eta="about 11 minutes" ;;
+	custom) build="make kernel FLAVOUR=custom KSRC=... PATCHES=..." eta="6 to 17 minutes" ;;
 	*) build="make kernel FLAVOUR=$flavour" eta="minutes" ;;
 	esac
 	say "${why%% (*} (host kernel $(uname -r)),"
@@ -57,7 +59,9 @@ if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
 	say "outside the tree), then run this again"
 	exit 4
 fi
-release=$(cat "$kdir/../build/include/config/kernel.release" 2>/dev/null || echo 6.1)
+release=$(cat "$kdir/kernel.release" "$kdir/../build/include/config/kernel.release" 2>/dev/null |
+	head -n 1)
+release=${release:-6.1}
 accel=$("$top/kernel/vm/run-vm.sh" --which-accel) || exit 4
 kname=kernel
 [[ $flavour == main ]] || kname="$flavour kernel"

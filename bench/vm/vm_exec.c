@@ -56,13 +56,21 @@ bool vm_exec_wanted(const struct env *env, char *why, size_t len)
 
 /*
  * FLAVOUR for run-in-vm.sh: the v5 modes run in the 6.1 kernel (main, or
- * its debug build), gmem in the 6.12 one; one VM cannot run both
+ * its debug build), gmem in the 6.12 one; one VM cannot run both.
+ * FLAVOUR=custom: the last custom kernel, whatever it runs
  */
 static int pick_kernel(const struct env *env)
 {
 	const char *f = getenv("FLAVOUR");
 	bool gmem_kernel = f && !strcmp(f, "gmem");
 
+	/*
+	 * a kernel of your own (kernel/build.sh FLAVOUR=custom): it runs
+	 * whichever modes it has; convbench probes them there and says
+	 * which it lacks (exit 4)
+	 */
+	if (f && !strcmp(f, "custom"))
+		return 0;
 	if (wants_v5(env) && env->modes[MODE_GMEM]) {
 		fprintf(stderr, "convbench: --mode: destructive and inplace run in the 6.1 kernel, gmem in the 6.12 one: ask for them in two runs (make bench runs both kernels and compares them)\n");
 		return 2;
