@@ -33,7 +33,7 @@ struct cmp_row {
 	enum conv_mode mode;
 	uint64_t size;
 	enum conv_dir dir;
-	unsigned int pct;		/* index into run_pct_name */
+	unsigned int pct;		/* index into row_name[] */
 	double a, b;			/* geometric means of the boots, ns */
 	double a_pooled, b_pooled;	/* the runs' pooled percentiles */
 	size_t na, nb;			/* boots */
@@ -124,17 +124,31 @@ static void compare_identity(struct cmp *c)
 			 run_prov(&c->b.r, prov[i].key, "?"), prov[i].env);
 }
 
-/* the values of percentile p of every boot of a cell; their number */
+/*
+ * The rows of a cell: p50, p90, p99 (run_pct_name), and ROW_P50N: each
+ * boot's p50 over the null exit its VMs measured (summary.json's
+ * per-round null_exit_ns, issue 22's fixed costs), the emulator's speed
+ * in that boot divided out
+ */
+#define ROW_P50N	3
+static const char *const row_name[4] = { "p50", "p90", "p99", "p50n" };
+static const char *const row_json[4] = { "p50", "p90", "p99",
+					 "p50_per_null_exit" };
+
+/* the values of row p of every boot of a cell; their number */
 static size_t boot_values(const struct jv *cell, unsigned int p, double *v)
 {
 	const struct jv *pr = jv_get(jv_get(cell, "total_ns"), "per_round");
 	size_t i, n = 0;
 
 	for (i = 0; i < jv_len(pr) && n < CMP_MAX_ROUNDS; i++) {
-		double x = jv_num(jv_get(jv_at(pr, i), run_pct_name[p]), NAN);
+		const struct jv *x = jv_at(pr, i);
+		double y = jv_num(jv_get(x, run_pct_name[p % 3]), NAN);
 
-		if (x > 0 && !isinf(x))
-			v[n++] = x;
+		if (p == ROW_P50N)
+			y /= jv_num(jv_get(x, "null_exit_ns"), NAN);
+		if (y > 0 && !isinf(y))
+			v[n++] = y;
 	}
 	return n;
 }
@@ -174,9 +188,11 @@ static int add_row(struct cmp *c, const struct jv *ca, const struct jv *cb,
 	row->size = k->size;
 	row->dir = k->dir;
 	row->pct = p;
-	row->a_pooled = jv_num(jv_get(jv_get(ca, "total_ns"), run_pct_name[p]),
+	row->a_pooled = p == ROW_P50N ? NAN :
+			jv_num(jv_get(jv_get(ca, "total_ns"), run_pct_name[p]),
 			       NAN);
-	row->b_pooled = jv_num(jv_get(jv_get(cb, "total_ns"), run_pct_name[p]),
+	row->b_pooled = p == ROW_P50N ? NAN :
+			jv_num(jv_get(jv_get(cb, "total_ns"), run_pct_name[p]),
 			       NAN);
 	row->na = boot_values(ca, p, va);
 	row->nb = boot_values(cb, p, vb);
@@ -253,11 +269,18 @@ static int compare_cells(struct cmp *c)
 				}
 				if (!ca)
 					continue;
-				for (p = 0; p < 3 && !e; p++)
+				for (p = 0; p < 3 && !e; p++) {
 					if (!p || (tail_shown(ca, p) &&
 						   tail_shown(cb, p)))
 						e = add_row(c, ca, cb, &k, p,
 							    va, vb);
+					/* p50 in null exits, where both have them */
+					if (!p && !e &&
+					    boot_values(ca, ROW_P50N, va) &&
+					    boot_values(cb, ROW_P50N, vb))
+						e = add_row(c, ca, cb, &k,
+							    ROW_P50N, va, vb);
+				}
 			}
 	free(va);
 	free(vb);
@@ -342,11 +365,17 @@ static void print_text(FILE *f, const struct cmp *c)
 			  "runs' identities");
 	fputc('\n', f);
 	text_wrap(f, "", "", method(c, buf, sizeof(buf)));
+	text_wrap(f, "", "", "p50n: each boot's p50 over the null exit its "
+		  "VMs measured (the conversion hypercall answered without "
+		  "work), in null exits: the emulator's speed in that boot "
+		  "divided out, which under TCG varies from boot to boot by "
+		  "more than most changes. It also divides out a change to "
+		  "the exit path itself: read it beside p50.");
 	text_wrap(f, "", "", "'+' B slower beyond noise, '-' B faster, "
 		  "'~' within noise, '?' no interval (a run with one boot)");
 	fputc('\n', f);
 	snprintf(ci, sizeof(ci), "(%g%% CI)", 100 * c->conf);
-	text_line(f, "%-26s %-3s %8s %8s %5s %s", "cell", "", "A us",
+	text_line(f, "%-26s %-4s %8s %8s %5s %s", "cell", "", "A us",
 		  "B us", "B/A", ci);
 	for (i = 0; i < c->nrows; i++) {
 		const struct cmp_row *r = &c->rows[i];
@@ -356,10 +385,15 @@ static void print_text(FILE *f, const struct cmp *c)
 			snprintf(ci, sizeof(ci), "(n/a)");
 		else
 			snprintf(ci, sizeof(ci), "(%.3f..%.3f)", r->lo, r->hi);
-		snprintf(ua, sizeof(ua), "%.1f", r->a / 1000);
-		snprintf(ub, sizeof(ub), "%.1f", r->b / 1000);
-		text_line(f, "%-26s %-3s %8s %8s %5.3f %-14s %c",
-			  r->pct ? "" : name, run_pct_name[r->pct], ua, ub,
+		if (r->pct == ROW_P50N) {	/* null exits, not us */
+			snprintf(ua, sizeof(ua), "%.2fx", r->a);
+			snprintf(ub, sizeof(ub), "%.2fx", r->b);
+		} else {
+			snprintf(ua, sizeof(ua), "%.1f", r->a / 1000);
+			snprintf(ub, sizeof(ub), "%.1f", r->b / 1000);
+		}
+		text_line(f, "%-26s %-4s %8s %8s %5.3f %-14s %c",
+			  r->pct ? "" : name, row_name[r->pct], ua, ub,
 			  r->ratio, ci, r->mark);
 		nmark[r->mark == '+' ? 0 : r->mark == '-' ? 1 :
 		      r->mark == '~' ? 2 : 3]++;
@@ -435,7 +469,7 @@ static int print_json(FILE *f, const struct cmp *c)
 		jsonw_kv_str(&w, "mode", conv_mode_names[r->mode]);
 		jsonw_kv_str(&w, "size", size_str(r->size, sz, sizeof(sz)));
 		jsonw_kv_str(&w, "direction", conv_dir_names[r->dir]);
-		jsonw_kv_str(&w, "percentile", run_pct_name[r->pct]);
+		jsonw_kv_str(&w, "percentile", row_json[r->pct]);
 		jsonw_kv_double(&w, "a_ns", r->a);
 		jsonw_kv_double(&w, "b_ns", r->b);
 		jsonw_kv_double(&w, "a_pooled_ns", r->a_pooled);

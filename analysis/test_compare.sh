@@ -36,8 +36,8 @@ T975_10=2.228139
 # RUNFACTORS "de4 in4 de2 in2": each cell's factor, both directions
 cells() {
 	awk -v fac="$1" -v b99="$2" -v nb="${3:-6}" -v modes="${4:-destructive inplace}" \
-	    -v sizes="${5:-4K 2M}" -v noise="$NOISE" 'BEGIN {
-		split(fac, f, " "); split(noise, z, " ")
+	    -v sizes="${5:-4K 2M}" -v noise="$NOISE" -v nx="${NX:-}" 'BEGIN {
+		split(fac, f, " "); split(noise, z, " "); hasnx = split(nx, w, " ")
 		nm = split(modes, md, " "); ns = split(sizes, sz, " ")
 		split("to-shared to-private", dr, " ")
 		for (m = 1; m <= nm; m++) for (s = 1; s <= ns; s++) for (d = 1; d <= 2; d++) {
@@ -45,8 +45,9 @@ cells() {
 			base = (sz[s] == "4K" ? 100000 : sz[s] == "64K" ? 500000 : 2000000) * (d == 1 ? 1 : 1.1) * (m == 2 ? 0.7 : 1) * f[k]
 			pr = ""
 			for (r = 1; r <= nb; r++)
-				pr = pr sprintf("%s{ \"round\": %d, \"n\": 600, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f }", \
-					r > 1 ? ", " : "", r - 1, base * z[r], 1.5 * base * z[r], 3 * base * z[r])
+				pr = pr sprintf("%s{ \"round\": %d, \"n\": 600, \"p50\": %.3f, \"p90\": %.3f, \"p99\": %.3f%s }", \
+					r > 1 ? ", " : "", r - 1, base * z[r], 1.5 * base * z[r], 3 * base * z[r], \
+					hasnx ? sprintf(", \"null_exit_ns\": %.6f", 40000 * z[r] * w[r]) : "")
 			printf "%s{ \"mode\": \"%s\", \"size\": \"%s\", \"size_bytes\": %d, \"direction\": \"%s\", \"total_ns\": { \"n\": %d, \"p50\": %.1f, \"p90\": %.1f, \"p99\": %.1f, \"p50_beyond\": 3000, \"p90_beyond\": 600, \"p99_beyond\": %d, \"per_round\": [ %s ] } }\n", \
 				n++ ? ", " : "", md[m], sz[s], sz[s] == "4K" ? 4096 : sz[s] == "64K" ? 65536 : 2097152, \
 				dr[d], 600 * nb, base, 1.5 * base, 3 * base, b99, pr
@@ -173,6 +174,25 @@ PY
 else
 	tap_skip "--json parses" "no python3"
 fi
+
+# p50n: each boot's p50 over its null exit. Boots that differ in speed
+# (z) by up to 22% and in their null exit by that and a little more (w):
+# B = 1.02 A is within noise in p50 but beyond it in null exits, whose
+# interval comes from w alone
+W="1.01 0.99 1.005 0.995 1.002 0.998"
+NX=$W run "$tmp/na" "1 1 1 1" 60 6 destructive 4K
+NX=$W run "$tmp/nb" "1.02 1.02 1.02 1.02" 60 6 destructive 4K
+"$CR" --compare "$tmp/na" "$tmp/nb" > "$tmp/nx.txt"
+out0=$out out=$tmp/nx.txt
+got=$(row destructive 4K to-shared p50n)
+raw=$(row destructive 4K to-shared p50)
+out=$out0
+# 1/w: the same log variance as w
+want=$(NOISE=$W; expect destructive 4K to-shared p50n 1.02)
+case $raw in *" ~") r_ok=0 ;; *) r_ok=1 ;; esac
+[ "$got" = "$want" ] && [ $r_ok = 0 ] && case $want in *" +") true ;; *) false ;; esac &&
+	grep -qE "^ +p50n +2\.50x +2\.55x " "$tmp/nx.txt" && ! grep -qE "^ +p50n " "$out"
+tap_ok $? "p50n: the boots' speed divided out: 1.02 beyond noise in null exits ($got), within it raw ($raw); none without null exits"
 
 # one boot in B: a ratio, no interval, '?'
 run "$tmp/one" "1 1 1 1" 60 1
