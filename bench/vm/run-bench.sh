@@ -118,8 +118,9 @@ boots=$("$cb" "${dopts[@]}" --design-boots) ||
 
 # the run folder is named after the 6.1 kernel (the 6.12 one if alone)
 pk=${kdir:-$gkdir}
-release=$(cat "$pk/kernel.release" "$pk/../build/include/config/kernel.release" 2>/dev/null |
-	head -n 1)
+# the output folder's (kernel/build.sh), else the build tree's
+release=$(cat "$pk/kernel.release" 2>/dev/null ||
+	cat "$pk/../build/include/config/kernel.release" 2>/dev/null) || release=
 release=${release:-unknown}
 series=$(cat "$pk/series.sha")
 stamp=$(date -u +%Y%m%d-%H%M%S)

@@ -59,8 +59,9 @@ if ! kdir=$(cd "$top" && kernel/build.sh --print 2>/dev/null); then
 	say "outside the tree), then run this again"
 	exit 4
 fi
-release=$(cat "$kdir/kernel.release" "$kdir/../build/include/config/kernel.release" 2>/dev/null |
-	head -n 1)
+# the output folder's (kernel/build.sh), else the build tree's
+release=$(cat "$kdir/kernel.release" 2>/dev/null ||
+	cat "$kdir/../build/include/config/kernel.release" 2>/dev/null) || release=
 release=${release:-6.1}
 accel=$("$top/kernel/vm/run-vm.sh" --which-accel) || exit 4
 kname=kernel
