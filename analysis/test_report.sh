@@ -80,6 +80,7 @@ summary() {	# summary ROUND: a boot's plain/summary.json on stdout
     "argv": ["convbench", "--rounds=1", "--iterations=${ITER:-300}"]
   },
   "method": { "rounds": 1, "order_seed": 99 },
+  "probe_calibration": { "ok": true, "ns_per_call": $((10000 + 100 * $1)), "traced": false },
   "rounds": [ { "round": $1, "order": "2M destructive, 2M inplace, 4K inplace, 4K destructive" } ],
   "cells": [ $(cal_cells "$1") ]
 }
@@ -176,8 +177,11 @@ traced() {	# traced DIR ROUND: a traced run's files
 			done
 		done
 	} > "$1/trace-totals.csv"
+	# the probes' calibration: 2 hits per call of 1500 + 100 K ns each
 	cat > "$1/summary.json" <<JSON
-{ "trace": { "set": "default", "timing": "exclusive",
+{ "probe_calibration": { "ok": true, "traced": true, "hits_per_call": 2,
+    "ns_per_call": $((10000 + 100 * $2 + 2 * (1500 + 100 * $2))) },
+  "trace": { "set": "default", "timing": "exclusive",
     "probes": [ { "probe": "memfile_notifier_invalidate", "attach": "fentry", "not_traced_why": null },
                 { "probe": "kvm_faultin_pfn_private", "attach": null, "not_traced_why": "not in BTF or kallsyms" },
                 { "probe": "shmem_fallocate", "attach": "fentry", "not_traced_why": null },
@@ -212,6 +216,17 @@ rows=$(($(wc -l < "$run/samples.csv") - 1))
 tap_ok $? "samples.csv: the valid boots' 2 x 480 samples ($rows), none of boot 2"
 [ -s "$run/overhead.txt" ] && grep -q '"overhead_pct": 10' "$run/summary.json"
 tap_ok $? "overhead.txt and summary.json: traced 1.1 x untraced is +10%"
+# destructive 4K to-shared: p50 64750 untraced, 71225 traced, 6 hits
+# per conversion; boot K's probes cost 1500 + 100 K ns a hit, so boot
+# 0 leaves 71225 - 9000 and boot 1 71225 - 9600 over 64750
+want=$(awk 'BEGIN { printf "%.4f", 100 * (sqrt((71225 - 9000) / 64750 * (71225 - 9600) / 64750) - 1) }')
+got=$(grep -A 20 '"direction": "to-shared"' "$run/summary.json" | awk '
+	/"overhead_pct"/ { on = 1 } on && /"corrected_pct"/ { gsub(/[",]/, ""); printf "%.4f", $2; exit }')
+grep -q '"probe_ns_per_hit": 1550' "$run/summary.json" && [ "$got" = "$want" ] &&
+	grep -q '"corrected_within_5pct": true' "$run/summary.json" &&
+	[ "$(grep -c '"corrected_rounds": 2' "$run/summary.json")" = 1 ] &&
+	grep -qE '^destructive 4K to-shared +1550 +61925 +-4\.4% ' "$run/overhead.txt"
+tap_ok $? "the probes' cost calibrated per boot corrects the traced p50: $got% (want $want), 1550 ns a hit, within 5%"
 grep -q '^shmem_fallocate,destructive,4K,to-shared,8192,9215,120$' "$run/trace.csv" &&
 	grep -q '^shmem_fallocate,fentry,destructive,4K,to-shared,200,2400000,1800000,120$' "$run/trace-totals.csv"
 tap_ok $? "trace.csv and trace-totals.csv: the valid boots summed"

@@ -22,6 +22,7 @@
 #include "merge.h"
 #include "options.h"
 #include "plan.h"
+#include "probe_cal.h"
 #include "progress.h"
 #include "report.h"
 #include "trace_hook.h"
@@ -272,6 +273,7 @@ int main(int argc, char **argv)
 	struct cell_result *results = NULL;
 	struct report_round *rounds = NULL;
 	struct trace_hook hook = { 0 };
+	struct probe_cal cal;
 	struct plan_cell *plan = NULL;
 	struct work_job work = { 0 };
 	bool modes[MODE_NR] = { false };
@@ -338,6 +340,11 @@ int main(int argc, char **argv)
 			.hook = &hook, .res = results, .nres = &ncells,
 		};
 		work_report_to(&work, &rep);
+	}
+	/* the probes' cost per hit, before the first cell (probe_cal.h) */
+	if (nplan && !env.counts) {
+		trace_hook_calibrate(&hook, &cal);
+		probe_cal_report_to(&cal, &rep);
 	}
 	failed = run_cells(&env, plan, nplan, &hook, &rep, results, &ncells);
 	if (stop_signal)

@@ -218,7 +218,46 @@ struct overhead {
 	unsigned int nrounds;
 	double hits_per_conv;
 	bool ok;
+	/*
+	 * the probes' cost calibrated in each boot (probe_cal.h): its
+	 * median over the boots, ns per hit; per boot the traced p50 less
+	 * hits per conversion x that boot's cost, over the untraced p50:
+	 * geometric mean and CI over the boots (ncorr of them)
+	 */
+	double ns_per_hit, corr, corr_lo, corr_hi;
+	unsigned int ncorr;
 };
+
+/*
+ * The probes' cost per hit in a boot, ns: the traced phase's
+ * calibration (ns per fallocate call, the probes running) less the
+ * untraced phase's, over the traced one's hits per call. NaN when a
+ * phase has no calibration.
+ */
+static double probe_ns_per_hit(const struct boot *b)
+{
+	const struct jv *p = jv_get(b->plain_sum, "probe_calibration");
+	const struct jv *t = jv_get(b->traced_sum, "probe_calibration");
+	double hp = jv_num(jv_get(t, "hits_per_call"), NAN);
+	double np = jv_num(jv_get(p, "ns_per_call"), NAN);
+	double nt = jv_num(jv_get(t, "ns_per_call"), NAN);
+
+	if (!jv_bool(jv_get(p, "ok"), false) ||
+	    !jv_bool(jv_get(t, "ok"), false) || !(hp > 0) || !(np > 0) ||
+	    !(nt > 0))
+		return NAN;
+	return (nt - np) / hp;
+}
+
+static const struct boot *boot_of(const struct merge *m, unsigned int k)
+{
+	size_t i;
+
+	for (i = 0; i < m->nboots; i++)
+		if (m->boots[i].k == k && m->boots[i].valid)
+			return &m->boots[i];
+	return NULL;
+}
 
 /* hits per recorded conversion of a cell, over the traced boots */
 static double hits_per_conversion(const struct merge *m,
@@ -253,11 +292,13 @@ static void overhead_of(const struct merge *m, const struct cell_stats *p,
 {
 	const struct cell_stats *t = run_stats_cell(&m->traced_rs, p->mode,
 						    p->size, p->dir);
-	double r[MAX_ROUNDS], g;
-	unsigned int a, b;
+	double r[MAX_ROUNDS], rc[MAX_ROUNDS], cal[MAX_ROUNDS], g, c, x;
+	unsigned int a, b, ncal = 0;
+	const struct boot *bt;
 
 	memset(o, 0, sizeof(*o));
 	o->lo = o->hi = o->ratio = NAN;
+	o->ns_per_hit = o->corr = o->corr_lo = o->corr_hi = NAN;
 	if (!t || !t->n || !p->n)
 		return;
 	o->ok = true;
@@ -265,14 +306,31 @@ static void overhead_of(const struct merge *m, const struct cell_stats *p,
 	o->traced_p50 = t->pct[CS_P50];
 	o->hits_per_conv = hits_per_conversion(m, p);
 	for (a = 0; a < p->nrounds; a++)
-		for (b = 0; b < t->nrounds; b++)
-			if (t->round[b].round == p->round[a].round &&
-			    p->round[a].pct[CS_P50] > 0)
-				r[o->nrounds++] = t->round[b].pct[CS_P50] /
-						  p->round[a].pct[CS_P50];
+		for (b = 0; b < t->nrounds; b++) {
+			if (t->round[b].round != p->round[a].round ||
+			    !(p->round[a].pct[CS_P50] > 0))
+				continue;
+			r[o->nrounds++] = t->round[b].pct[CS_P50] /
+					  p->round[a].pct[CS_P50];
+			bt = boot_of(m, p->round[a].round);
+			c = bt ? probe_ns_per_hit(bt) : NAN;
+			if (isnan(c) || isnan(o->hits_per_conv))
+				continue;
+			cal[ncal] = c;
+			x = (t->round[b].pct[CS_P50] - o->hits_per_conv * c) /
+			    p->round[a].pct[CS_P50];
+			if (x > 0)
+				rc[o->ncorr++] = x;
+			ncal++;
+		}
 	if (o->nrounds)
 		stats_ratio_rounds(r, o->nrounds, CS_CONF, &g, &o->lo, &o->hi);
 	o->ratio = o->nrounds ? g : NAN;
+	if (ncal)
+		o->ns_per_hit = stats_select_percentile(cal, ncal, 50);
+	if (o->ncorr)
+		stats_ratio_rounds(rc, o->ncorr, CS_CONF, &o->corr,
+				   &o->corr_lo, &o->corr_hi);
 }
 
 static void overhead_json(struct jsonw *w, void *arg)
@@ -286,7 +344,12 @@ static void overhead_json(struct jsonw *w, void *arg)
 	jsonw_kv_str(w, "method", "per boot the traced and the untraced round "
 		     "(which first alternates by boot); overhead = traced p50 "
 		     "/ untraced p50 - 1, geometric mean over boots with a 95% "
-		     "t interval");
+		     "t interval. Corrected: per boot the traced p50 less hits "
+		     "per conversion x the probes' cost per hit calibrated in "
+		     "that boot (summary.json probe_calibration of both phases: "
+		     "fallocate calls on a shmem page, shmem_fallocate traced, "
+		     "ns per call traced less untraced over hits per call), "
+		     "over the untraced p50; within 5% is the check");
 	jsonw_key(w, "cells");
 	jsonw_arr_open(w);
 	for (i = 0; i < m->plain_rs.ncells; i++) {
@@ -307,6 +370,18 @@ static void overhead_json(struct jsonw *w, void *arg)
 		jsonw_kv_double(w, "overhead_pct_ci95_hi", 100 * (o.hi - 1));
 		jsonw_kv_u64(w, "rounds", o.nrounds);
 		jsonw_kv_double(w, "hits_per_conversion", o.hits_per_conv);
+		jsonw_kv_double(w, "probe_ns_per_hit", o.ns_per_hit);
+		jsonw_kv_double(w, "p50_traced_corrected_ns",
+				o.traced_p50 - o.hits_per_conv * o.ns_per_hit);
+		jsonw_kv_double(w, "corrected_pct", 100 * (o.corr - 1));
+		jsonw_kv_double(w, "corrected_pct_ci95_lo",
+				100 * (o.corr_lo - 1));
+		jsonw_kv_double(w, "corrected_pct_ci95_hi",
+				100 * (o.corr_hi - 1));
+		jsonw_kv_u64(w, "corrected_rounds", o.ncorr);
+		if (o.ncorr)
+			jsonw_kv_bool(w, "corrected_within_5pct",
+				      fabs(o.corr - 1) <= 0.05);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
@@ -349,6 +424,29 @@ static void overhead_text(FILE *f, void *arg)
 	fprintf(f, "goal for the default probe set under TCG: <= %.0f%% at 2M, "
 		"<= %.0f%% at 4K (issue 10); ns/hit: p50 difference over "
 		"probe hits per conversion\n", GOAL_2M_PCT, GOAL_4K_PCT);
+	fprintf(f, "\ncorrected: per boot, traced p50 less hits/cv x the "
+		"probes' cost per hit calibrated in that boot, over untraced "
+		"p50 (the check: within 5%%)\n");
+	fprintf(f, "%-26s %9s %12s %9s %-21s %s\n", "cell", "cal ns/hit",
+		"p50 tr corr", "residual", "(95% CI)", "within 5%");
+	for (i = 0; i < m->plain_rs.ncells; i++) {
+		const struct cell_stats *c = &m->plain_rs.cells[i];
+
+		overhead_of(m, c, &o);
+		if (!o.ok || !o.ncorr)
+			continue;
+		snprintf(name, sizeof(name), "%s %s %s", conv_mode_name(c->mode),
+			 size_str(c->size, sz, sizeof(sz)), conv_dir_name(c->dir));
+		if (isnan(o.corr_lo))
+			snprintf(ci, sizeof(ci), "(n/a, %u round)", o.ncorr);
+		else
+			snprintf(ci, sizeof(ci), "(%+.1f%%..%+.1f%%)",
+				 100 * (o.corr_lo - 1), 100 * (o.corr_hi - 1));
+		fprintf(f, "%-26s %9.0f %12.0f %+8.1f%% %-21s %s\n", name,
+			o.ns_per_hit, o.traced_p50 - o.hits_per_conv *
+			o.ns_per_hit, 100 * (o.corr - 1), ci,
+			fabs(o.corr - 1) <= 0.05 ? "yes" : "no");
+	}
 }
 
 static int overhead_file(FILE *f, void *arg)

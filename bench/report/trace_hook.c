@@ -5,6 +5,7 @@
 
 #include "csvw.h"
 #include "hist_bucket.h"
+#include "probe_cal.h"
 #include "report.h"
 #include "trace_csv.h"
 #include "trace_hook.h"
@@ -368,6 +369,18 @@ void trace_hook_report_to(struct trace_hook *h, struct report *rep)
 
 	if (h->t && !h->counters)
 		report_add(rep, &e);
+}
+
+void trace_hook_calibrate(struct trace_hook *h, struct probe_cal *c)
+{
+	if (!h->t || h->counters) {
+		probe_cal_run(c, NULL, NULL, 0);
+		return;
+	}
+	conv_trace_name_context(h->t, TRACE_CTX_CAL, "probe calibration");
+	probe_cal_run(c, set_ctx, h->t, TRACE_CTX_CAL);
+	c->traced = true;
+	c->hits = conv_trace_ctx_hits(h->t, TRACE_CTX_CAL);
 }
 
 void trace_hook_close(struct trace_hook *h)

@@ -30,8 +30,11 @@
 
 struct conv_trace;
 struct report;
+struct probe_cal;
 
 #define TRACE_HOOK_MAX_CELLS	64
+/* the probes' calibration (probe_cal.h): a context after every cell's */
+#define TRACE_CTX_CAL	(TRACE_HOOK_MAX_CELLS * TRACE_CTX_PER_CELL + 1)
 
 struct trace_hook {
 	struct conv_trace *t;	/* NULL: off */
@@ -57,6 +60,11 @@ void trace_hook_cell_end(struct trace_hook *h, const struct cell_result *res);
 void trace_hook_report_to(struct trace_hook *h, struct report *rep);
 /* --trace: trace.csv, trace-totals.csv, trace.txt into --out */
 int trace_hook_write(struct trace_hook *h, struct report *rep);
+/*
+ * the probes' calibration before the first cell: in TRACE_CTX_CAL with
+ * --trace (c->traced, c->hits), untraced otherwise; not with --counts
+ */
+void trace_hook_calibrate(struct trace_hook *h, struct probe_cal *c);
 void trace_hook_close(struct trace_hook *h);
 
 /* the base context of (mode, size), or 0 when it never ran */
