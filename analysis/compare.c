@@ -222,6 +222,18 @@ static void add_size(struct cmp *c, const struct run *r)
 	}
 }
 
+/*
+ * a cell of a run: gmem's from its gmem/ when it has one, else from the
+ * run itself (a gmem run alone: make bench's <run>/gmem, or convbench
+ * --mode=gmem)
+ */
+static const struct jv *side_cell(const struct side *s, enum conv_mode m,
+				  uint64_t size, enum conv_dir d)
+{
+	return run_cell(m == MODE_GMEM && s->g.sum ? &s->g : &s->r, m, size,
+			d);
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -255,10 +267,8 @@ static int compare_cells(struct cmp *c)
 				struct cell_key k = { m, c->sizes[s], d };
 				const struct jv *ca, *cb;
 
-				ca = run_cell_of(&c->a.r, c->a.g.sum ? &c->a.g :
-						 NULL, m, k.size, d);
-				cb = run_cell_of(&c->b.r, c->b.g.sum ? &c->b.g :
-						 NULL, m, k.size, d);
+				ca = side_cell(&c->a, m, k.size, d);
+				cb = side_cell(&c->b, m, k.size, d);
 				if (!ca != !cb) {
 					unsigned int w = !ca;
 

@@ -194,6 +194,13 @@ case $raw in *" ~") r_ok=0 ;; *) r_ok=1 ;; esac
 	grep -qE "^ +p50n +2\.50x +2\.55x " "$tmp/nx.txt" && ! grep -qE "^ +p50n " "$out"
 tap_ok $? "p50n: the boots' speed divided out: 1.02 beyond noise in null exits ($got), within it raw ($raw); none without null exits"
 
+# a gmem run alone (make bench's <run>/gmem): its own cells
+run "$tmp/ga" "1 1 1 1" 60 6 gmem 4K
+run "$tmp/gb" "1 1 1 1" 60 6 gmem 4K
+"$CR" --compare "$tmp/ga" "$tmp/gb" > "$tmp/g.txt"
+grep -qE "^gmem 4K to-shared +p50 +100\.0 +100\.0 1\.000 " "$tmp/g.txt"
+tap_ok $? "two gmem runs alone: their gmem cells compared"
+
 # one boot in B: a ratio, no interval, '?'
 run "$tmp/one" "1 1 1 1" 60 1
 "$CR" --compare "$A" "$tmp/one" > "$tmp/one.txt"
