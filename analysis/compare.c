@@ -222,16 +222,11 @@ static void add_size(struct cmp *c, const struct run *r)
 	}
 }
 
-/*
- * a cell of a run: gmem's from its gmem/ when it has one, else from the
- * run itself (a gmem run alone: make bench's <run>/gmem, or convbench
- * --mode=gmem)
- */
+/* a cell of a run (gmem's from its gmem/, if any) */
 static const struct jv *side_cell(const struct side *s, enum conv_mode m,
 				  uint64_t size, enum conv_dir d)
 {
-	return run_cell(m == MODE_GMEM && s->g.sum ? &s->g : &s->r, m, size,
-			d);
+	return run_cell_of(&s->r, s->g.sum ? &s->g : NULL, m, size, d);
 }
 
 static int cmp_u64(const void *x, const void *y)

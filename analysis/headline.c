@@ -39,9 +39,8 @@ static void cells_p50(FILE *f, const struct run *r, const struct run *g)
 			bool any = false;
 
 			for (d = 0; d < DIR_NR; d++) {
-				const struct jv *c = run_cell(m == MODE_GMEM &&
-							      g ? g : r, m,
-							      r->sizes[i], d);
+				const struct jv *c = run_cell_of(r, g, m,
+							 r->sizes[i], d);
 
 				any |= c != NULL;
 				text_us(jv_num(jv_get(jv_get(c, "total_ns"),

@@ -78,9 +78,7 @@ const struct jv *run_ratio(const struct run *r, uint64_t size, enum conv_dir d)
 const struct jv *run_cell_of(const struct run *r, const struct run *g,
 			     enum conv_mode m, uint64_t size, enum conv_dir d)
 {
-	if (m == MODE_GMEM)
-		return g ? run_cell(g, m, size, d) : NULL;
-	return run_cell(r, m, size, d);
+	return run_cell(m == MODE_GMEM && g ? g : r, m, size, d);
 }
 
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,

@@ -36,7 +36,10 @@ void run_free(struct run *r);
 const struct jv *run_cell(const struct run *r, enum conv_mode m, uint64_t size,
 			  enum conv_dir d);
 const struct jv *run_ratio(const struct run *r, uint64_t size, enum conv_dir d);
-/* the same, gmem's cells from the gmem run g (NULL: there is none) */
+/*
+ * the same, gmem's cells from the gmem run g; without one (NULL), from r
+ * (a gmem run alone: make bench's <run>/gmem, convbench --mode=gmem)
+ */
 const struct jv *run_cell_of(const struct run *r, const struct run *g,
 			     enum conv_mode m, uint64_t size, enum conv_dir d);
 /*
