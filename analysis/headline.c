@@ -8,20 +8,10 @@
 #include "text.h"
 #include "units.h"
 
-static const struct {
-	const char *label, *gmem_key;	/* gmem_key NULL: in/de */
-} ratio[] = {
-	{ "in/de", NULL },
-	{ "gm/de", "gmem_over_destructive" },
-	{ "in/gm", "inplace_over_gmem" },
-};
-
 static const struct jv *p50_ratio(const struct run *r, unsigned int k,
 				  uint64_t size, enum conv_dir d)
 {
-	return jv_get(ratio[k].gmem_key ?
-		      run_gmem_ratio(r, ratio[k].gmem_key, size, d) :
-		      run_ratio(r, size, d), "p50");
+	return jv_get(run_ratio_k(r, k, size, d), "p50");
 }
 
 /* one mode only: its cells' p50s */
@@ -86,7 +76,7 @@ void headline_print(FILE *f, const struct run *r, const struct run *g)
 					  "to-shared", "to-private");
 			}
 			text_line(f, "%-6s %-4s %-22s %s",
-				  first ? ratio[k].label : "",
+				  first ? run_ratio_label[k] : "",
 				  size_str(r->sizes[i], sz, sizeof(sz)), q[0],
 				  q[1]);
 			first = false;

@@ -30,14 +30,6 @@ static const char *md_p50(const struct run *r, const struct run *g,
 		     len);
 }
 
-static const struct jv *ratio_of(const struct run *r, int which,
-				 uint64_t size, enum conv_dir d)
-{
-	return which == 0 ? run_ratio(r, size, d) :
-	       run_gmem_ratio(r, which == 1 ? "gmem_over_destructive" :
-			      "inplace_over_gmem", size, d);
-}
-
 /* size | direction | p50 of each mode | in/de | gm/de | in/gm */
 static void md_threeway(FILE *f, const struct run *r, const struct run *g)
 {
@@ -53,7 +45,7 @@ static void md_threeway(FILE *f, const struct run *r, const struct run *g)
 			for (m = 0; m < MODE_NR; m++)
 				md_p50(r, g, m, r->sizes[i], d, a[m], 32);
 			for (k = 0; k < 3; k++)
-				run_ratio_str(jv_get(ratio_of(r, k, r->sizes[i], d),
+				run_ratio_str(jv_get(run_ratio_k(r, k, r->sizes[i], d),
 						"p50"), q[k], 64);
 			fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				size_str(r->sizes[i], sz, sizeof(sz)),
@@ -92,7 +84,7 @@ static void md_fixed(FILE *f, const struct run *r, const struct run *g)
 				conv_dir_names[d], a[MODE_DESTRUCTIVE],
 				a[MODE_INPLACE], a[MODE_GMEM]);
 			for (k = 0; k < 3; k++) {
-				const struct jv *q = ratio_of(r, k, r->sizes[i],
+				const struct jv *q = run_ratio_k(r, k, r->sizes[i],
 							      d);
 
 				fprintf(f, " %s | %s |",

@@ -27,12 +27,7 @@ static const char *const list_label[NLISTS] = {
 static const struct jv *p50_of(const struct run *r, unsigned int l,
 			       uint64_t size, enum conv_dir d)
 {
-	static const char *const gmem_list[3] = {
-		NULL, "gmem_over_destructive", "inplace_over_gmem",
-	};
-
-	return jv_get(l % 3 ? run_gmem_ratio(r, gmem_list[l % 3], size, d) :
-			      run_ratio(r, size, d),
+	return jv_get(run_ratio_k(r, l % 3, size, d),
 		      l < 3 ? "p50" : "p50_exit_normalized");
 }
 

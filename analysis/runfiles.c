@@ -88,6 +88,21 @@ const struct jv *run_gmem_ratio(const struct run *r, const char *which,
 			    NULL, size, conv_dir_names[d]);
 }
 
+const char *const run_ratio_label[3] = { "in/de", "gm/de", "in/gm" };
+
+const struct jv *run_ratio_k(const struct run *r, unsigned int k,
+			     uint64_t size, enum conv_dir d)
+{
+	static const char *const gmem_key[3] = {
+		NULL, "gmem_over_destructive", "inplace_over_gmem",
+	};
+
+	if (k >= 3)
+		return NULL;
+	return k ? run_gmem_ratio(r, gmem_key[k], size, d) :
+		   run_ratio(r, size, d);
+}
+
 const char *run_prov(const struct run *r, const char *key, const char *dflt)
 {
 	return jv_str(jv_get(r->prov, key), dflt);

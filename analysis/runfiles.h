@@ -49,6 +49,13 @@ const struct jv *run_cell_of(const struct run *r, const struct run *g,
 const struct jv *run_gmem_ratio(const struct run *r, const char *which,
 				uint64_t size, enum conv_dir d);
 /*
+ * the three ratios of a run: k 0 in/de (run_ratio), 1 gm/de and 2 in/gm
+ * (run_gmem_ratio), labelled run_ratio_label[k]; NULL when r lacks it
+ */
+extern const char *const run_ratio_label[3];
+const struct jv *run_ratio_k(const struct run *r, unsigned int k,
+			     uint64_t size, enum conv_dir d);
+/*
  * a ratio object of summary.json (a percentile's, or p50_exit_normalized)
  * as "0.863 (0.716..1.039)", "0.863" without a CI, "-" without a ratio
  */
