@@ -284,6 +284,28 @@ void print_tails(FILE *f, const struct run *r, const struct run *g)
 	}
 }
 
+/* an overhead cell's "mode size direction", and its CI of two keys in % */
+static const char *over_name(const struct jv *x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s %s", jv_str(jv_get(x, "mode"), "?"),
+		 jv_str(jv_get(x, "size"), "?"),
+		 jv_str(jv_get(x, "direction"), "?"));
+	return buf;
+}
+
+static const char *over_ci(const struct jv *x, const char *lo_key,
+			   const char *hi_key, char *buf, size_t len)
+{
+	double lo = jv_num(jv_get(x, lo_key), NAN);
+
+	if (isnan(lo))
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%+.1f..%+.1f%%", lo,
+			 jv_num(jv_get(x, hi_key), NAN));
+	return buf;
+}
+
 /*
  * The traced p50 corrected by the probes' cost as each boot calibrated
  * it (bench/report/probe_cal.h), against the untraced p50
@@ -311,20 +333,13 @@ static void print_overhead_corrected(FILE *f, const struct jv *cells)
 		  "95% CI", "within 5%");
 	for (i = 0; i < jv_len(cells); i++) {
 		const struct jv *x = jv_at(cells, i);
-		double lo = jv_num(jv_get(x, "corrected_pct_ci95_lo"), NAN);
 		bool w = jv_bool(jv_get(x, "corrected_within_5pct"), false);
 
 		if (!(jv_num(jv_get(x, "corrected_rounds"), 0) > 0))
 			continue;
-		snprintf(name, sizeof(name), "%s %s %s",
-			 jv_str(jv_get(x, "mode"), "?"),
-			 jv_str(jv_get(x, "size"), "?"),
-			 jv_str(jv_get(x, "direction"), "?"));
-		if (isnan(lo))
-			snprintf(ci, sizeof(ci), "n/a");
-		else
-			snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", lo,
-				 jv_num(jv_get(x, "corrected_pct_ci95_hi"), NAN));
+		over_name(x, name, sizeof(name));
+		over_ci(x, "corrected_pct_ci95_lo", "corrected_pct_ci95_hi", ci,
+			sizeof(ci));
 		text_line(f, "%-26s %7.0f %+8.1f%% %-17s %s", name,
 			  jv_num(jv_get(x, "probe_ns_per_hit"), NAN),
 			  jv_num(jv_get(x, "corrected_pct"), NAN), ci,
@@ -353,17 +368,10 @@ void print_overhead(FILE *f, const struct run *r)
 		  "95% CI", "hits");
 	for (i = 0; i < jv_len(cells); i++) {
 		const struct jv *x = jv_at(cells, i);
-		double lo = jv_num(jv_get(x, "overhead_pct_ci95_lo"), NAN);
 
-		snprintf(name, sizeof(name), "%s %s %s",
-			 jv_str(jv_get(x, "mode"), "?"),
-			 jv_str(jv_get(x, "size"), "?"),
-			 jv_str(jv_get(x, "direction"), "?"));
-		if (isnan(lo))
-			snprintf(ci, sizeof(ci), "n/a");
-		else
-			snprintf(ci, sizeof(ci), "%+.1f..%+.1f%%", lo,
-				 jv_num(jv_get(x, "overhead_pct_ci95_hi"), NAN));
+		over_name(x, name, sizeof(name));
+		over_ci(x, "overhead_pct_ci95_lo", "overhead_pct_ci95_hi", ci,
+			sizeof(ci));
 		text_line(f, "%-26s %10s %+7.1f%% %-17s %7.1f", name,
 			  text_us(jv_num(jv_get(x, "p50_untraced_ns"), NAN), us,
 				  sizeof(us)),

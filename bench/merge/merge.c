@@ -388,6 +388,28 @@ static void overhead_json(struct jsonw *w, void *arg)
 	jsonw_obj_close(w);
 }
 
+/* "MODE SIZE DIRECTION" of a cell */
+static const char *cell_label(const struct cell_stats *c, char *buf,
+			      size_t len)
+{
+	char sz[32];
+
+	snprintf(buf, len, "%s %s %s", conv_mode_name(c->mode),
+		 size_str(c->size, sz, sizeof(sz)), conv_dir_name(c->dir));
+	return buf;
+}
+
+/* a ratio's CI as percent changes, "(n/a, N round)" without one */
+static void ratio_ci_pct(double lo, double hi, unsigned int n, char *buf,
+			 size_t len)
+{
+	if (isnan(lo))
+		snprintf(buf, len, "(n/a, %u round)", n);
+	else
+		snprintf(buf, len, "(%+.1f%%..%+.1f%%)", 100 * (lo - 1),
+			 100 * (hi - 1));
+}
+
 static void overhead_text(FILE *f, void *arg)
 {
 	const struct merge *m = arg;
@@ -407,13 +429,8 @@ static void overhead_text(FILE *f, void *arg)
 		overhead_of(m, c, &o);
 		if (!o.ok)
 			continue;
-		snprintf(name, sizeof(name), "%s %s %s", conv_mode_name(c->mode),
-			 size_str(c->size, sz, sizeof(sz)), conv_dir_name(c->dir));
-		if (isnan(o.lo))
-			snprintf(ci, sizeof(ci), "(n/a, %u round)", o.nrounds);
-		else
-			snprintf(ci, sizeof(ci), "(%+.1f%%..%+.1f%%)",
-				 100 * (o.lo - 1), 100 * (o.hi - 1));
+		cell_label(c, name, sizeof(name));
+		ratio_ci_pct(o.lo, o.hi, o.nrounds, ci, sizeof(ci));
 		d = o.traced_p50 - o.plain_p50;
 		fprintf(f, "%-26s %11.0f %11.0f %+8.1f%% %-21s %8.1f %7s\n",
 			name, o.plain_p50, o.traced_p50, 100 * (o.ratio - 1),
@@ -435,13 +452,8 @@ static void overhead_text(FILE *f, void *arg)
 		overhead_of(m, c, &o);
 		if (!o.ok || !o.ncorr)
 			continue;
-		snprintf(name, sizeof(name), "%s %s %s", conv_mode_name(c->mode),
-			 size_str(c->size, sz, sizeof(sz)), conv_dir_name(c->dir));
-		if (isnan(o.corr_lo))
-			snprintf(ci, sizeof(ci), "(n/a, %u round)", o.ncorr);
-		else
-			snprintf(ci, sizeof(ci), "(%+.1f%%..%+.1f%%)",
-				 100 * (o.corr_lo - 1), 100 * (o.corr_hi - 1));
+		cell_label(c, name, sizeof(name));
+		ratio_ci_pct(o.corr_lo, o.corr_hi, o.ncorr, ci, sizeof(ci));
 		fprintf(f, "%-26s %9.0f %12.0f %+8.1f%% %-21s %s\n", name,
 			o.ns_per_hit, o.traced_p50 - o.hits_per_conv *
 			o.ns_per_hit, 100 * (o.corr - 1), ci,
