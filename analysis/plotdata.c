@@ -9,7 +9,10 @@
  *   stats-M-D.dat     the same for one mode and direction, by size
  *   hist-M-S-D.dat    low_us high_us pct_per_16th_octave (hist.csv)
  *   cdf-M-S-D.dat     total_us fraction_at_or_below (samples.csv, <= ~2000
- *                     points)
+ *                     points, up to the highest banded percentile; p90
+ *                     in a cell without bands)
+ *   cdfband-M-S-D.dat fraction us lo_us hi_us: the spectrum's percentiles
+ *                     with their bands over resampled boots
  *   phases-S.dat      per (dir, mode): the phases' medians, cumulated
  *   ratio.dat         size_bytes size dir p50 lo hi p90 lo hi (NaN where
  *                     summary.json withholds a tail ratio)
@@ -193,26 +196,91 @@ static void write_hists(const struct run *r, const char *dir)
 	}
 }
 
+/*
+ * The banded percentiles of a cell's spectrum (summary.json) as the
+ * fraction of conversions at or below each: cdfband-M-S-D.dat, one row
+ * "fraction us lo hi" per percentile with a band. Returns the highest
+ * such fraction (the CDF is drawn up to it, no tail without its band),
+ * 0 when the cell has none (one boot: nothing to resample).
+ */
+static double write_cdf_band(const struct run *r, const struct run_cdf *c,
+			     const char *dir)
+{
+	const struct jv *sp = jv_get(jv_get(run_cell(r, c->mode, c->size,
+						     c->dir), "spectrum"),
+				     "percentiles");
+	double top = 0;
+	char name[128];
+	FILE *f = NULL;
+	size_t k;
+
+	for (k = 0; jv_at(sp, k); k++) {
+		const struct jv *x = jv_at(sp, k);
+		const char *pct = jv_str(jv_get(x, "pct"), "");
+		double v = jv_num(jv_get(x, "ns"), NAN);
+		double lo = jv_num(jv_get(x, "band_lo"), NAN);
+		double hi = jv_num(jv_get(x, "band_hi"), NAN);
+		double frac = pct[0] == 'p' ? strtod(pct + 1, NULL) / 100 : NAN;
+
+		if (isnan(v) || isnan(lo) || isnan(hi) || !(frac > 0 && frac < 1))
+			continue;
+		if (!f) {
+			snprintf(name, sizeof(name), "cdfband-%s-%llu-%s.dat",
+				 conv_mode_names[c->mode],
+				 (unsigned long long)c->size,
+				 conv_dir_names[c->dir]);
+			f = open_in(dir, name);
+			if (!f)
+				return 0;
+			fprintf(f, "# fraction us lo_us hi_us (95%% band over "
+				"resampled boots)\n");
+		}
+		fprintf(f, "%g %g %g %g\n", frac, v / 1000, lo / 1000, hi / 1000);
+		if (frac > top)
+			top = frac;
+	}
+	if (f)
+		fclose(f);
+	return top;
+}
+
+/*
+ * cdf-M-S-D.dat: the pooled samples' CDF, thinned to ~2000 points (the
+ * first and last kept), drawn up to the highest banded percentile; a
+ * cell without bands up to p90, which the plot says
+ */
 static void write_cdfs(const struct run *r, const char *dir)
 {
 	struct run_cdf *c;
 	char err[256], name[128];
-	size_t n, i, k, step;
+	size_t n, i, k, step, last;
+	double top;
 	FILE *f;
 
 	if (run_read_cdfs(r->dir, &c, &n, err, sizeof(err)))
 		return;
 	for (i = 0; i < n; i++) {
+		if (!c[i].n)
+			continue;
+		top = write_cdf_band(r, &c[i], dir);
 		snprintf(name, sizeof(name), "cdf-%s-%llu-%s.dat",
 			 conv_mode_names[c[i].mode], (unsigned long long)c[i].size,
 			 conv_dir_names[c[i].dir]);
 		f = open_in(dir, name);
 		if (!f)
 			continue;
-		fprintf(f, "# total_us fraction\n");
-		step = (c[i].n + 1999) / 2000;
-		for (k = 1; k <= c[i].n; k++)
-			if (k % step == 0 || k == 1 || k == c[i].n)
+		fprintf(f, "# total_us fraction (%s)\n", top > 0 ?
+			"up to the highest banded percentile" :
+			"no bands: up to p90");
+		/* the sample at the top fraction, rounded up */
+		last = (size_t)ceil((top > 0 ? top : 0.9) * c[i].n - 1e-9);
+		if (last < 1)
+			last = 1;
+		if (last > c[i].n)
+			last = c[i].n;
+		step = (last + 1999) / 2000;
+		for (k = 1; k <= last; k++)
+			if (k % step == 0 || k == 1 || k == last)
 				fprintf(f, "%g %g\n", c[i].v[k - 1] / 1000,
 					(double)k / c[i].n);
 		fclose(f);

@@ -373,8 +373,10 @@ grep -q '^4096 4K to-shared 0\.699[0-9]* 0\.[0-9]* [0-9.]* NaN NaN NaN NaN NaN N
 	grep -q 'shmem_fallocate' "$d/trace-4096.dat"
 tap_ok $? "--plot-data: ratios, CDFs, histograms, phases, trace tables"
 # a CDF of many samples is thinned evenly over the whole range: its
-# first point the smallest sample, its last the largest at 1, and the
-# point at one half the median (5000 samples 1..5000 us, shuffled)
+# first point the smallest sample, its last the sample at the highest
+# banded percentile (no tail without its band: the summary's p99.9 here,
+# the 4995th of 5000), and the point at one half the median (5000
+# samples 1..5000 us, shuffled)
 big=$tmp/big
 cp -r "$run" "$big" && rm -rf "$big/plots"
 awk 'NR == 1 { print; next } $2 == "destructive" && $3 == "4K" && $4 == "to-shared" { row = $0 } END {
@@ -389,8 +391,8 @@ c=$big/plots/data/cdf-destructive-4096-to-shared.dat
 pts=$(grep -vc '^#' "$c" 2>/dev/null)
 [ "${pts:-0}" -ge 1000 ] && [ "$pts" -le 2002 ] &&
 	awk '!/^#/ { if (!n++) first = $1; last = $1; lf = $2; if (!h && $2 >= 0.5) { h = 1; med = $1 } }
-		END { exit !(first == 1 && last == 5000 && lf == 1 && med >= 2490 && med <= 2510) }' "$c"
-tap_ok $? "--plot-data: a CDF of 5000 samples thinned evenly to $pts points, from the smallest to the largest"
+		END { exit !(first == 1 && last == 4995 && lf == 0.999 && med >= 2490 && med <= 2510) }' "$c"
+tap_ok $? "--plot-data: a CDF of 5000 samples thinned evenly to $pts points, from the smallest to the banded p99.9's sample"
 # every sample once, in order, up to fraction 1 (n <= 2000: no thinning)
 cdf=$d/cdf-destructive-4096-to-shared.dat
 awk '!/^#/ { n++; v[n] = $1; f[n] = $2 }
@@ -401,7 +403,32 @@ awk '!/^#/ { n++; v[n] = $1; f[n] = $2 }
 			if (k > 1 && v[k] < v[k - 1]) exit 1
 		}
 	}' "$cdf"
-tap_ok $? "--plot-data: a CDF steps by 1/n from 1/n to 1 over sorted samples ($(grep -vc '^#' "$cdf") rows)"
+tap_ok $? "--plot-data: a CDF steps by 1/n from 1/n over sorted samples ($(grep -vc '^#' "$cdf") rows)"
+# the tail's bands: one row per banded percentile, as summary.json's
+# spectrum gives it (stats.dat's p50 and p99 bands, from the same cell),
+# each band around its value, and the curve ends at the highest one
+# (the first sample at or beyond it: 120 of 120 here)
+band=$d/cdfband-destructive-4096-to-shared.dat
+awk 'FNR == 1 { file++ } /^#/ { next }
+	file == 1 && $1 == "destructive" && $3 == "4K" && $4 == "to-shared" {
+		want[0.5] = $9 " " $10; want[0.99] = $11 " " $12 }
+	file == 2 { n++; if ($3 > $2 || $4 < $2) bad++
+		if (($1 in want) && want[$1] != $3 " " $4) bad++
+		top = $1 }
+	file == 3 { lf = $2; rows++ }
+	END { exit !(n == 4 && !bad && top == 0.999 && lf >= top && lf < top + 1 / rows) }' \
+	"$d/stats.dat" "$band" "$cdf"
+tap_ok $? "--plot-data: the CDF's p50, p90, p99, p99.9 with their bands over boots, the curve drawn up to the last ($(grep -vc '^#' "$band" 2>/dev/null) rows)"
+# a run without bands (one boot: nothing to resample) has no band rows
+# and its curves stop at p90
+nb=$tmp/nobands
+cp -r "$run" "$nb" && rm -rf "$nb/plots"
+sed -E 's/"band_(lo|hi)": [-0-9.e+]+/"band_\1": null/' "$run/summary.json" > "$nb/summary.json"
+"$CR" --plot-data "$nb" > /dev/null 2>&1
+! ls "$nb"/plots/data/cdfband-* > /dev/null 2>&1 &&
+	awk '!/^#/ { lf = $2; n++ } END { exit !(n > 0 && lf >= 0.9 && lf < 0.9 + 1 / 60) }' \
+	"$nb/plots/data/cdf-destructive-4096-to-shared.dat"
+tap_ok $? "--plot-data: a run without bands draws no tail: its CDF stops at p90, no band rows"
 # the synthetic samples have copy = total/10 (destructive) or 0 and
 # copy + exit round trip + after exit = total, so the stacked guest
 # phases must end at the median total and start at a tenth of it
@@ -419,7 +446,8 @@ awk '!/^#/ {
 	END { exit !(rows == 4 && bad == 0) }' "$d/phases-4096.dat"
 tap_ok $? "--plot-data: the phase bars stack copy, exit round trip and after exit to the median total, and the host's phases"
 # beyond 2000 samples a CDF is thinned to every step-th, keeping the
-# first and the last: a run whose one cell has 6000 (step 3)
+# first and the last: a run whose one cell has 6000 (step 3), drawn to
+# its banded p99.9 (the 5994th)
 big=$tmp/big-run
 cp -r "$run" "$big" && rm -rf "$big/plots"
 awk -F, 'NR == 1 { print; next }
@@ -430,13 +458,13 @@ awk -F, 'NR == 1 { print; next }
 cdf=$big/plots/data/cdf-destructive-4096-to-shared.dat
 awk '!/^#/ { n++; f[n] = $2; v[n] = $1 }
 	END {
-		if (n != 2001) exit 1
+		if (n != 1999) exit 1
 		if (f[1] < 1 / 6000 - 1e-6 || f[1] > 1 / 6000 + 1e-6) exit 1
 		if (f[2] < 3 / 6000 - 1e-6 || f[2] > 3 / 6000 + 1e-6) exit 1
-		if (f[n] != 1) exit 1
+		if (f[n] != 0.999) exit 1
 		for (k = 2; k <= n; k++) if (f[k] <= f[k - 1] || v[k] < v[k - 1]) exit 1
 	}' "$cdf"
-tap_ok $? "--plot-data: 6000 samples thin to 2001 CDF points, 1/n, 3/n ... 1 ($(grep -vc '^#' "$cdf" 2>/dev/null) rows)"
+tap_ok $? "--plot-data: 6000 samples thin to 1999 CDF points, 1/n, 3/n ... 0.999 ($(grep -vc '^#' "$cdf" 2>/dev/null) rows)"
 grep -qx 'accel_note=TCG (emulated) timings' "$d/meta"
 tap_ok $? "--plot-data: the plots' titles say TCG"
 sed 's/"accel": "tcg"/"accel": "kvm"/' "$run/summary.json" > "$tmp/kvm.json"
