@@ -20,8 +20,9 @@
 #   kernel/build.sh --print    print the output dir, fail if not built
 #   kernel/build.sh --key      print the cache key only
 #
-# Output dir (<cache>/<key>/out): bzImage, vmlinux, vmlinux.h, config,
-# System.map, series.sha, config.sha, key, build-time.
+# Output dir (<cache>/<key>/out): bzImage, vmlinux, vmlinux.h (not for
+# the debug kernel, which has no BTF), config, System.map, series.sha,
+# config.sha, key, build-time.
 #
 # FLAVOUR=custom is a kernel of your own: a Debian linux-source tarball
 # (KSRC=path, or KSRC=VERSION such as 6.12 or 7.2: kernel/fetch-source.sh
@@ -343,7 +344,8 @@ fi
 cp "$build/arch/x86/boot/bzImage" "$build/vmlinux" "$build/System.map" "$out/"
 cp "$build/.config" "$out/config"
 cp "$build/include/config/kernel.release" "$out/kernel.release"
-if command -v bpftool >/dev/null; then
+# the debug kernel has no BTF (kernel/config/debug.config)
+if command -v bpftool >/dev/null && grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$build/.config"; then
 	bpftool btf dump file "$build/vmlinux" format c > "$out/vmlinux.h.tmp"
 	mv "$out/vmlinux.h.tmp" "$out/vmlinux.h"
 fi
