@@ -47,6 +47,24 @@ struct inject {
 
 #define INJECT_XOR	0x00ff00ff00ff00ffULL	/* what corrupt flips */
 
+/*
+ * --workload=churn (bench/cell/churn.h): each vCPU's range of `range`
+ * bytes, `ops` conversions of sizes drawn from the mix, a mark every
+ * `interval` of them
+ */
+#define CHURN_CLASSES	8
+
+struct churn_params {
+	uint64_t range;
+	uint64_t ops;
+	uint64_t interval;
+	unsigned int nclasses;
+	uint64_t size[CHURN_CLASSES];
+	uint32_t weight[CHURN_CLASSES];
+};
+
+struct churn_result;
+
 /* what a cell measures; the guest reads a copy of it */
 struct cell_params {
 	uint32_t round;		/* which round of the run (plan.h) */
@@ -78,6 +96,8 @@ struct cell_params {
 	/* called on every watchdog tick with the conversions done so far */
 	void (*progress)(void *arg, uint64_t done);
 	void *progress_arg;
+	/* --workload=churn: its parameters (size is the range); NULL: not */
+	const struct churn_params *churn;
 };
 
 /* a cell's trace contexts after its directions' (bench/report/trace_hook.h) */
@@ -148,6 +168,8 @@ struct cell_result {
 	 */
 	double npf[DIR_NR];
 	uint8_t npf_known;
+	/* --workload=churn: its operations and marks (churn.h); else NULL */
+	struct churn_result *churn;
 };
 
 /* the host's clock for handler phases: the TSC, as the guest's */

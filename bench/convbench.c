@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "churn_report.h"
 #include "clock_mark.h"
 #include "conv_mode.h"
 #include "design.h"
@@ -202,6 +203,69 @@ static unsigned int usable_modes(const struct env *env, struct report *rep,
 	return unavailable;
 }
 
+/*
+ * --workload=churn: every mode offered, --rounds times, each in a fresh
+ * VM, the mode that goes first rotating by round; every mode and round
+ * runs the same sequence (the seed). 0, 1 (a cell failed), 4 (no mode).
+ */
+static int run_churn(const struct env *env, struct report *rep)
+{
+	bool modes[MODE_NR] = { false };
+	unsigned int nm = 0, order[MODE_NR], m, i, round, failed = 0;
+	unsigned int unavailable = usable_modes(env, rep, modes);
+	struct cell_result *res;
+	size_t n = 0;
+	int r;
+
+	for (m = 0; m < MODE_NR; m++)
+		if (modes[m])
+			order[nm++] = m;
+	res = calloc(env->rounds * nm + 1, sizeof(*res));
+	if (!res)
+		return 1;
+	for (round = 0; round < env->rounds && !cell_stop_requested(); round++)
+		for (i = 0; i < nm && !cell_stop_requested(); i++) {
+			struct cell_params p = {
+				.round = env->first_round + round,
+				.mode = order[(i + round) % nm],
+				.size = env->churn_p.range,
+				.dir_mask = DIRS_ROUNDTRIP,
+				.trigger = TRIGGER_EXPLICIT,
+				.preserve = true,
+				.vcpus = env->vcpus,
+				.seed = env->seed,
+				.stall_s = env->stall_s,
+				.max_exits = env->max_exits,
+				.verbose = env->verbose,
+				.churn = &env->churn_p,
+			};
+
+			fprintf(stderr, "convbench: churn: round %u, %s\n",
+				p.round, conv_mode_name(p.mode));
+			r = cell_run(&p, &res[n]);
+			if (r) {
+				fprintf(stderr, "convbench: churn: round %u, %s: %s\n",
+					p.round, conv_mode_name(p.mode),
+					res[n].error[0] ? res[n].error : strerror(-r));
+				failed++;
+			}
+			n++;
+		}
+	if (stop_signal)
+		fprintf(stderr, "convbench: stopped by signal %d (%s); writing "
+			"what was measured\n", stop_signal,
+			strsignal(stop_signal));
+	r = churn_report(rep, res, n);
+	for (i = 0; i < n; i++)
+		cell_result_free(&res[i]);
+	free(res);
+	if (failed || r)
+		return 1;
+	if (stop_signal)
+		return 128 + stop_signal;
+	return unavailable || !n ? 4 : 0;
+}
+
 /* the plan's cells in order, until a signal; how many failed */
 static unsigned int run_cells(const struct env *env,
 			      const struct plan_cell *plan, size_t nplan,
@@ -302,6 +366,11 @@ int main(int argc, char **argv)
 	r = report_open(&rep, &env);
 	if (r)
 		return r;
+	if (env.churn) {
+		r = run_churn(&env, &rep);
+		report_close(&rep);
+		return r;
+	}
 	unavailable = usable_modes(&env, &rep, modes);
 	if (env.design && unavailable)
 		r = 0;	/* a boot of the design runs all its modes or none */

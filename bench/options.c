@@ -242,6 +242,8 @@ struct opt_ctx {
 	FILE *out, *err;
 	bool have_iter;		/* --iterations given (excludes --duration) */
 	bool have_rounds;	/* --rounds given (--design: must be 1) */
+	bool have_size;		/* --size given (not with --workload=churn) */
+	bool have_churn;	/* a --churn-* option given */
 };
 
 struct opt {
@@ -304,7 +306,15 @@ static int opt_mode(const struct opt *o, const char *arg, struct opt_ctx *c)
 static int opt_sizes(const struct opt *o, const char *arg, struct opt_ctx *c)
 {
 	(void)o;
+	c->have_size = true;
 	return parse_sizes((char *)arg, c->env, c->err) ? 2 : 0;
+}
+
+static int opt_churn_uint(const struct opt *o, const char *arg,
+			  struct opt_ctx *c)
+{
+	c->have_churn = true;
+	return opt_uint(o, arg, c);
 }
 
 static int opt_iter_at(const struct opt *o, const char *arg,
@@ -459,6 +469,67 @@ static int opt_trace(const struct opt *o, const char *arg, struct opt_ctx *c)
 	return 0;
 }
 
+static int opt_workload(const struct opt *o, const char *arg,
+			struct opt_ctx *c)
+{
+	if (!strcmp(arg, "conversion"))
+		c->env->churn = false;
+	else if (!strcmp(arg, "churn"))
+		c->env->churn = true;
+	else
+		return bad(c->err, o->name, arg, o->expected);
+	return 0;
+}
+
+/* --churn-range=SIZE: a multiple of 2M from 2M to 1G */
+static int opt_churn_range(const struct opt *o, const char *arg,
+			   struct opt_ctx *c)
+{
+	uint64_t v = size_parse(arg);
+
+	if (!v || v % (2ULL << 20) || v > (1ULL << 30))
+		return bad(c->err, o->name, arg, o->expected);
+	c->env->churn_p.range = v;
+	c->have_churn = true;
+	return 0;
+}
+
+/* --churn-mix=SIZE:WEIGHT,...: sizes 4K multiples up to 2M, weights 1-1000 */
+static int opt_churn_mix(const struct opt *o, const char *arg,
+			 struct opt_ctx *c)
+{
+	struct churn_params *cp = &c->env->churn_p;
+	char *copy = strdup(arg), *rest = copy, *tok, *w;
+	unsigned long long weight;
+	unsigned int n = 0, i;
+	uint64_t size;
+
+	if (!copy)
+		return 2;
+	while ((tok = strsep(&rest, ","))) {
+		w = strchr(tok, ':');
+		if (!w || n == CHURN_CLASSES)
+			goto fail;
+		*w++ = 0;
+		size = size_parse(tok);
+		if (!size || size % 4096 || size > (2ULL << 20) ||
+		    parse_uint(w, 1, 1000, &weight))
+			goto fail;
+		for (i = 0; i < n; i++)
+			if (cp->size[i] == size)
+				goto fail;
+		cp->size[n] = size;
+		cp->weight[n++] = weight;
+	}
+	free(copy);
+	cp->nclasses = n;
+	c->have_churn = true;
+	return 0;
+fail:
+	free(copy);
+	return bad(c->err, o->name, arg, o->expected);
+}
+
 static int opt_clock_mark(const struct opt *o, const char *arg,
 			  struct opt_ctx *c)
 {
@@ -531,6 +602,17 @@ static const struct opt opts[] = {
 	  .max = 1048576, .expected = "megabytes from 256 to 1048576" },
 	{ OPT("vm-timeout", REQ, opt_uint), FIELD(vm_timeout_s), .min = 1,
 	  .max = 86400, .expected = "seconds from 1 to 86400" },
+	{ OPT("workload", REQ, opt_workload),
+	  .expected = "conversion or churn" },
+	{ OPT("churn-range", REQ, opt_churn_range),
+	  .expected = "a multiple of 2M from 2M to 1G, e.g. 64M" },
+	{ OPT("churn-ops", REQ, opt_churn_uint), FIELD(churn_p.ops), .min = 1,
+	  .max = 1000000, .expected = "a whole number from 1 to 1000000" },
+	{ OPT("churn-interval", REQ, opt_churn_uint), FIELD(churn_p.interval),
+	  .min = 1, .max = 1000000,
+	  .expected = "a whole number from 1 to 1000000" },
+	{ OPT("churn-mix", REQ, opt_churn_mix),
+	  .expected = "SIZE:WEIGHT pairs, sizes multiples of 4K up to 2M, each once, weights 1 to 1000, at most 8, e.g. 4K:35,16K:25,64K:30,2M:10" },
 	{ OPT("verbose", no_argument, opt_flag), .short_name = 'v',
 	  FIELD(verbose), .min = true },
 	{ OPT("help", no_argument, opt_help), .short_name = 'h' },
@@ -560,6 +642,16 @@ static void env_defaults(struct env *env, int argc, char **argv)
 	env->rounds = 5;
 	env->vm_timeout_s = 86400;
 	env->order_seed = random_seed();
+	/*
+	 * churn: most conversions 4K to 64K at random 4K offsets, some of
+	 * whole aligned 2M ranges, in a 64M range per vCPU
+	 */
+	env->churn_p = (struct churn_params) {
+		.range = 64ULL << 20, .ops = 4000, .interval = 250,
+		.nclasses = 4,
+		.size = { 4096, 16384, 65536, 2ULL << 20 },
+		.weight = { 35, 25, 30, 10 },
+	};
 	env->argc = argc;
 	env->argv = argv;
 }
@@ -618,6 +710,46 @@ static int check_design(const struct opt_ctx *c)
 	return 0;
 }
 
+/* --workload=churn against the rest */
+static int check_churn(const struct opt_ctx *c)
+{
+	const struct env *env = c->env;
+	const char *what = NULL;
+	unsigned int i;
+
+	if (!env->churn) {
+		if (c->have_churn) {
+			fprintf(c->err, "convbench: the --churn-* options go with --workload=churn\n");
+			return 2;
+		}
+		return 0;
+	}
+	if (c->have_size)
+		what = "--size (the range is --churn-range, the sizes --churn-mix)";
+	else if (c->have_iter || env->duration_s > 0)
+		what = "--iterations, --iterations-at or --duration (the sequence is --churn-ops long)";
+	else if (env->trigger != TRIGGER_EXPLICIT)
+		what = "--trigger=implicit (churn converts by hypercall)";
+	else if (env->dir_mask != DIRS_ROUNDTRIP)
+		what = "--direction (an operation converts its range to the opposite of its first page's state)";
+	else if (!env->preserve)
+		what = "--no-preserve (churn verifies that every page keeps its data)";
+	else if (env->trace || env->counts)
+		what = "--trace or --counts";
+	else if (env->design || env->merge || env->inject.kind != INJECT_NONE)
+		what = "--design, --merge or --inject";
+	if (what) {
+		fprintf(c->err, "convbench: --workload=churn does not take %s\n", what);
+		return 2;
+	}
+	for (i = 0; i < env->churn_p.nclasses; i++)
+		if (env->churn_p.size[i] > env->churn_p.range) {
+			fprintf(c->err, "convbench: --churn-mix: a size is larger than --churn-range\n");
+			return 2;
+		}
+	return 0;
+}
+
 /* what the options ask of each other, once all are read */
 static int check_together(const struct opt_ctx *c)
 {
@@ -659,6 +791,9 @@ static int check_together(const struct opt_ctx *c)
 		fprintf(err, "convbench: --counts and --trace exclude each other (the counters are BPF programs too)\n");
 		return 2;
 	}
+	r = check_churn(c);
+	if (r)
+		return r;
 	r = check_design(c);
 	return r ? r : check_inject(env, err);
 }

@@ -79,6 +79,12 @@ struct env {
 	bool design_traced;
 	bool design_boots;
 	bool verbose;
+	/*
+	 * --workload=churn: each vCPU's range converted in pieces over and
+	 * over, the kernel's huge pages read at marks (bench/cell/churn.h)
+	 */
+	bool churn;
+	struct churn_params churn_p;
 	/* a host kernel without the series: re-run in the project's VM */
 	bool no_vm;		/* --no-vm: never */
 	uint32_t vm_cpus;	/* 0: vcpus + 1, at least 2 */

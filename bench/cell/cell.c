@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include "churn.h"
 #include "stats.h"
 #include "vcpu_worker.h"
 
@@ -136,7 +137,8 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 	const struct cell_params *p = c->p;
 	uint64_t stride = (p->size + SZ_2M - 1) & ~(SZ_2M - 1);
 	uint64_t slot_size = stride * p->vcpus;
-	uint64_t per_vcpu = p->size + MAX_SAMPLES * sizeof(struct guest_sample) +
+	uint64_t per_vcpu = p->churn ? churn_guest_bytes(p) :
+			    p->size + MAX_SAMPLES * sizeof(struct guest_sample) +
 			    sizeof(struct guest_args) + 2 * GUEST_PAGE_SIZE +
 			    GUEST_CAL_BUF + GUEST_CAL_STRIDE;
 	struct vm_opts opts = {
@@ -173,9 +175,28 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 		return snprintf(res->error, sizeof(res->error),
 				"setting up private memory: %s%s",
 				strerror(-r), c->conv.detail), r;
+	c->conv.exact = p->churn != NULL;
 
 	max_iters = p->warmup + (p->iterations ? p->iterations : MAX_SAMPLES / 2);
-	for (i = 0; i < p->vcpus; i++) {
+	for (i = 0; p->churn && i < p->vcpus; i++) {
+		struct worker *w = &c->w[i];
+		uint64_t args_gpa;
+
+		w->cell = c;
+		w->base = PRIV_GPA + i * stride;
+		r = churn_setup_worker(c, w, i, &args_gpa, res);
+		if (r)
+			return r;
+		prefault(w->host, w->max_k * sizeof(*w->host));
+		r = __vm_vcpu_add(c->vm, i, guest_churn_main, &w->vcpu);
+		if (!r)
+			r = __vcpu_args_set(w->vcpu, 1, &args_gpa);
+		if (r)
+			return snprintf(res->error, sizeof(res->error),
+					"adding vCPU %u: %s", i, strerror(-r)), r;
+		vcpu_set_timeout(w->vcpu, 0);
+	}
+	for (i = 0; !p->churn && i < p->vcpus; i++) {
 		struct worker *w = &c->w[i];
 		uint64_t args_gpa = __vm_alloc(c->vm, sizeof(*w->args), 64);
 		uint64_t samples = __vm_alloc(c->vm, MAX_SAMPLES *
@@ -244,6 +265,8 @@ static int cell_collect(struct cell *c, struct cell_result *res)
 	const struct cell_params *p = c->p;
 	uint64_t total = 0, i, j;
 
+	if (p->churn)
+		return churn_collect(c, res);
 	for (i = 0; i < p->vcpus; i++)
 		total += c->w[i].args->nsamples;
 	res->samples = calloc(total ? total : 1, sizeof(*res->samples));
@@ -328,7 +351,8 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 
 	/*
 	 * shmem THP only for 2M-aligned sizes: a 4K fallocate must not
-	 * allocate (and a 4K punch split) a 2M folio
+	 * allocate (and a 4K punch split) a 2M folio. Churn's range is
+	 * 2M-aligned and meant to start huge.
 	 */
 	r = thp_set(p->size % SZ_2M ? "never" : "within_size", old_thp,
 		    sizeof(old_thp));
@@ -390,7 +414,9 @@ void cell_result_free(struct cell_result *res)
 {
 	free(res->samples);
 	free(res->work);
+	churn_result_free(res->churn);
 	res->samples = NULL;
 	res->work = NULL;
+	res->churn = NULL;
 	res->n = 0;
 }

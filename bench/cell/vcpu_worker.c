@@ -211,6 +211,8 @@ static int handle_ucall(struct worker *w)
 			return fail(w, "vCPU %u: conversion %llu: MAP_GPA_RANGE returned %lld",
 				    w->vcpu->id, (unsigned long long)k,
 				    (long long)uc.args[2]);
+		if (w->cell->sync_hook)
+			return w->cell->sync_hook(w, uc.args);
 		return fail(w, "vCPU %u: unexpected GUEST_SYNC %#llx",
 			    w->vcpu->id, (unsigned long long)uc.args[0]);
 	case UCALL_ABORT:

@@ -67,6 +67,12 @@ struct cell {
 	pthread_mutex_t gate_lock;
 	pthread_cond_t gate;
 	int gate_state;		/* 0 wait, 1 go, -1 abort */
+	/*
+	 * a UCALL_SYNC the conversion workload does not know (churn's
+	 * marks), its arguments: 1 run on, -1 fail (w->error says why)
+	 */
+	int (*sync_hook)(struct worker *w, const uint64_t *args);
+	void *hook_arg;
 	struct worker w[VM_MAX_VCPUS];
 };
 

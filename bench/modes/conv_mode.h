@@ -44,6 +44,11 @@ struct conv_ctx {
 	enum conv_mode mode;
 	bool preserve;
 	bool huge;		/* 2M-aligned sizes: THP for the shared part */
+	/*
+	 * conversions of any sub-range (churn): a to-private releases the
+	 * shared backing of exactly its range, never of the rest of a 2M
+	 */
+	bool exact;
 	int fd;			/* the private MFD_INACCESSIBLE fd, or guest_memfd */
 	uint64_t gpa;		/* slot base */
 	uint64_t slot_size;

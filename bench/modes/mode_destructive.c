@@ -54,8 +54,10 @@ static int destructive(struct conv_ctx *c, uint64_t gpa, uint64_t off,
 	 * fallocate (an implicit conversion's fault) allocates the whole 2M
 	 * folio and no further page of it faults, so its shared twin is
 	 * stale too: left mapped, the next to-shared would read old data.
+	 * Not so where conversions take any sub-range (churn): the rest
+	 * of that 2M may be shared and in use.
 	 */
-	if (c->huge) {
+	if (c->huge && !c->exact) {
 		uint64_t end = (off + len + SZ_2M - 1) & ~(SZ_2M - 1);
 
 		off &= ~(SZ_2M - 1);

@@ -127,6 +127,8 @@ static uint32_t vm_mem_mb(const struct env *env)
 	for (i = 0; i < env->nsizes; i++)
 		if (env->sizes[i] > largest)
 			largest = env->sizes[i];
+	if (env->churn)
+		largest = env->churn_p.range;
 	/* the slot, the copy aside (--preserve), a spare: in 256 MB steps */
 	return 2048 + (3 * largest * env->vcpus + (256 << 20) - 1) /
 		      (256 << 20) * 256;

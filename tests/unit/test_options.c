@@ -301,9 +301,58 @@ static void test_iter_at(void)
 		   r, err);
 }
 
+/* --workload=churn: its defaults, its options, what it refuses */
+static void test_churn(void)
+{
+	char err[512];
+	struct env env;
+	int r;
+
+	r = parse(&env, err, sizeof(err), "--workload=churn", NULL);
+	tap_result(!r && env.churn && env.churn_p.range == 64 << 20 &&
+		   env.churn_p.ops == 4000 && env.churn_p.interval == 250 &&
+		   env.churn_p.nclasses == 4 && env.churn_p.size[3] == 2 << 20 &&
+		   env.churn_p.weight[0] == 35,
+		   "churn defaults: 64M, 4000 operations, a mark every 250, 4K:35,16K:25,64K:30,2M:10");
+	r = parse(&env, err, sizeof(err), "--workload=churn",
+		  "--churn-range=16M", "--churn-ops=77", "--churn-interval=9",
+		  "--churn-mix=8K:3,2M:1", "--mode=inplace", NULL);
+	tap_result(!r && env.churn_p.range == 16 << 20 && env.churn_p.ops == 77 &&
+		   env.churn_p.interval == 9 && env.churn_p.nclasses == 2 &&
+		   env.churn_p.size[0] == 8192 && env.churn_p.weight[0] == 3 &&
+		   env.churn_p.size[1] == 2 << 20 && env.churn_p.weight[1] == 1,
+		   "every churn option is taken");
+	refused("--workload=storm", "--workload");
+	refused("--churn-range=3M", "--churn-range");
+	refused("--churn-range=2G", "--churn-range");
+	refused("--churn-ops=0", "--churn-ops");
+	refused("--churn-interval=x", "--churn-interval");
+	refused("--churn-mix=4K", "--churn-mix");
+	refused("--churn-mix=4K:0", "--churn-mix");
+	refused("--churn-mix=6K:1", "--churn-mix");
+	refused("--churn-mix=4M:1", "--churn-mix");
+	refused("--churn-mix=4K:1,4K:2", "--churn-mix");
+	refused("--churn-mix=4K:1,,8K:1", "--churn-mix");
+	refused("--churn-mix=4K:1,8K:1,12K:1,16K:1,20K:1,24K:1,28K:1,32K:1,36K:1", "--churn-mix");
+	refused("--churn-ops=5", "--workload=churn");
+	refused_with("--workload=churn", "--size=4K", "--size");
+	refused_with("--workload=churn", "--iterations=5", "--iterations");
+	refused_with("--workload=churn", "--trigger=implicit", "--trigger");
+	refused_with("--workload=churn", "--no-preserve", "--no-preserve");
+	refused_with("--workload=churn", "--trace", "--trace");
+	refused_with("--workload=churn", "--direction=to-shared", "--direction");
+	r = parse(&env, err, sizeof(err), "--workload=churn",
+		  "--churn-range=2M", "--churn-mix=4K:1,2M:1", NULL);
+	tap_result(!r, "a 2M range takes a 2M class");
+	r = parse(&env, err, sizeof(err), "--workload=churn",
+		  "--churn-range=2M", "--churn-mix=4K:1,4M:1", NULL);
+	tap_result(r == 2, "a class larger than 2M is refused");
+}
+
 int main(void)
 {
 	test_taken();
+	test_churn();
 	test_iter_at();
 	test_design();
 	test_sizes();

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The churn workload's host side: see churn.h */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "churn.h"
+#include "vcpu_worker.h"
+
+/* the values of keys[] in a "key value" or "key: value kB" file */
+static void read_keys(const char *path, const char *const *keys,
+		      uint64_t *vals, unsigned int n)
+{
+	char line[256];
+	unsigned int i;
+	FILE *f = fopen(path, "r");
+
+	for (i = 0; i < n; i++)
+		vals[i] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; i < n; i++) {
+			size_t len = strlen(keys[i]);
+
+			if (!strncmp(line, keys[i], len) &&
+			    (line[len] == ' ' || line[len] == ':')) {
+				vals[i] = strtoull(line + len + 1 +
+						   strspn(line + len + 1, " :\t"),
+						   NULL, 10);
+				break;
+			}
+		}
+	}
+	fclose(f);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+static uint64_t vm_stat(const struct kvm_stats *s, const char *name)
+{
+	uint64_t v = 0;
+
+	kvm_stats_get(s, name, &v);
+	return v;
+}
+
+/* a mark: what the kernel holds huge now (vCPU thread, guest waiting) */
+static int churn_sync(struct worker *w, const uint64_t *args)
+{
+	static const char *const mem[] = { "ShmemHugePages", "AnonHugePages" };
+	static const char *const ev[] = {
+		"thp_split_page", "thp_split_pmd", "thp_file_alloc",
+		"thp_fault_alloc", "thp_collapse_alloc",
+	};
+	struct churn_result *r = w->cell->hook_arg;
+	struct churn_mark m = { .op = args[1], .vcpu = w->vcpu->id,
+				.idx = args[2] };
+	uint64_t mv[2], evv[5], t = now_ns();
+	int ret = 1;
+
+	if (args[0] != GUEST_SYNC_CHURN_MARK) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: unexpected GUEST_SYNC %#llx", w->vcpu->id,
+			 (unsigned long long)args[0]);
+		return -1;
+	}
+	read_keys("/proc/meminfo", mem, mv, 2);
+	read_keys("/proc/vmstat", ev, evv, 5);
+	m.shmem_huge_kb = mv[0];
+	m.anon_huge_kb = mv[1];
+	m.thp_split = evv[0];
+	m.thp_split_pmd = evv[1];
+	m.thp_alloc = evv[2] + evv[3];
+	m.thp_collapse = evv[4];
+
+	pthread_mutex_lock(&r->lock);
+	if (!r->nmarks)
+		r->t0_ns = t;
+	m.t_s = (t - r->t0_ns) / 1e9;
+	if (kvm_stats_read(&r->vm_stats)) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: churn mark: reading the VM's statistics failed",
+			 w->vcpu->id);
+		ret = -1;
+	}
+	m.pages_2m = vm_stat(&r->vm_stats, "pages_2m");
+	m.pages_4k = vm_stat(&r->vm_stats, "pages_4k");
+	m.tlb_flush = vm_stat(&r->vm_stats, "remote_tlb_flush");
+	if (ret > 0 && r->nmarks == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct churn_mark *x = realloc(r->marks, cap * sizeof(*x));
+
+		if (x) {
+			r->marks = x;
+			r->cap = cap;
+		} else {
+			snprintf(w->error, sizeof(w->error), "out of memory");
+			ret = -1;
+		}
+	}
+	if (ret > 0)
+		r->marks[r->nmarks++] = m;
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+static uint64_t largest_class(const struct churn_params *cp)
+{
+	uint64_t largest = 0;
+	unsigned int k;
+
+	for (k = 0; k < cp->nclasses; k++)
+		if (cp->size[k] > largest)
+			largest = cp->size[k];
+	return largest;
+}
+
+uint64_t churn_guest_bytes(const struct cell_params *p)
+{
+	uint64_t npages = p->size / GUEST_CONV_PAGE;
+
+	return sizeof(struct churn_args) + npages * (1 + sizeof(uint64_t)) +
+	       p->churn->ops * sizeof(struct churn_sample) +
+	       largest_class(p->churn) + 8 * GUEST_CONV_PAGE;
+}
+
+static int cell_error(struct cell_result *res, int err, const char *what)
+{
+	snprintf(res->error, sizeof(res->error), "churn: %s: %s", what,
+		 strerror(-err));
+	return err;
+}
+
+int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
+		       uint64_t *args_gpa, struct cell_result *res)
+{
+	const struct cell_params *p = c->p;
+	const struct churn_params *cp = p->churn;
+	uint64_t npages = p->size / GUEST_CONV_PAGE;
+	uint64_t largest = largest_class(cp), a, st, val, smp, scratch;
+	struct churn_args *ca;
+	int r;
+
+	if (!i) {
+		struct churn_result *cr = calloc(1, sizeof(*cr));
+
+		if (!cr)
+			return cell_error(res, -ENOMEM, "result");
+		cr->p = *cp;
+		pthread_mutex_init(&cr->lock, NULL);
+		res->churn = cr;
+		c->sync_hook = churn_sync;
+		c->hook_arg = cr;
+		r = kvm_stats_open(&cr->vm_stats, c->vm->fd);
+		if (r)
+			return cell_error(res, r, "the VM's statistics (KVM_GET_STATS_FD)");
+	}
+	a = __vm_alloc(c->vm, sizeof(*ca), 64);
+	st = __vm_alloc(c->vm, npages, 64);
+	val = __vm_alloc(c->vm, npages * sizeof(uint64_t), 64);
+	smp = __vm_alloc(c->vm, cp->ops * sizeof(struct churn_sample), 64);
+	scratch = __vm_alloc(c->vm, largest, GUEST_CONV_PAGE);
+	if (!a || !st || !val || !smp || !scratch)
+		return cell_error(res, -ENOMEM, "guest memory");
+	ca = addr_gpa2hva(c->vm, a);
+	memset(ca, 0, sizeof(*ca));
+	ca->a = (struct guest_args) {
+		.base = w->base,
+		.size = p->size,
+		.scratch = scratch,
+		.seed = p->seed * 0x100000001b3ULL + i + 1,
+		.preserve = p->preserve,
+		.inplace = conv_modes[p->mode]->shared_is_private,
+		.hang_k = GUEST_NO_HANG,
+	};
+	ca->ops = cp->ops;
+	ca->interval = cp->interval;
+	ca->nclasses = cp->nclasses;
+	memcpy(ca->cls_size, cp->size, sizeof(ca->cls_size));
+	memcpy(ca->cls_weight, cp->weight, sizeof(ca->cls_weight));
+	ca->state = (void *)(uintptr_t)st;
+	ca->value = (void *)(uintptr_t)val;
+	ca->samples = (void *)(uintptr_t)smp;
+	ca->scratch_size = largest;
+	w->args = &ca->a;
+	/* one hypercall per operation: conversion k is operation k */
+	w->max_k = cp->ops;
+	w->host = calloc(w->max_k ? w->max_k : 1, sizeof(*w->host));
+	if (!w->host)
+		return cell_error(res, -ENOMEM, "host phases");
+	*args_gpa = a;
+	return 0;
+}
+
+int churn_collect(struct cell *c, struct cell_result *res)
+{
+	struct churn_result *cr = res->churn;
+	uint64_t total = 0, j;
+	unsigned int i;
+
+	if (!cr)
+		return -EINVAL;
+	for (i = 0; i < c->p->vcpus; i++)
+		total += c->w[i].args->nsamples;
+	cr->ops = calloc(total ? total : 1, sizeof(*cr->ops));
+	cr->ops_vcpu = calloc(total ? total : 1, sizeof(*cr->ops_vcpu));
+	cr->ops_exits = calloc(total ? total : 1, sizeof(*cr->ops_exits));
+	if (!cr->ops || !cr->ops_vcpu || !cr->ops_exits)
+		return -ENOMEM;
+	for (i = 0; i < c->p->vcpus; i++) {
+		struct worker *w = &c->w[i];
+		struct churn_args *ca = (struct churn_args *)w->args;
+		const struct churn_sample *gs = addr_gpa2hva(c->vm,
+					(uint64_t)(uintptr_t)ca->samples);
+
+		res->conversions += w->args->done_convs;
+		res->interrupted |= w->interrupted;
+		for (j = 0; j < w->args->nsamples && j < ca->ops; j++) {
+			cr->ops[cr->nops] = gs[j];
+			cr->ops_vcpu[cr->nops] = i;
+			cr->ops_exits[cr->nops] = gs[j].op < w->max_k ?
+						  w->host[gs[j].op].exits : 0;
+			cr->nops++;
+		}
+	}
+	return 0;
+}
+
+void churn_result_free(struct churn_result *r)
+{
+	if (!r)
+		return;
+	if (r->vm_stats.names)
+		kvm_stats_close(&r->vm_stats);
+	pthread_mutex_destroy(&r->lock);
+	free(r->marks);
+	free(r->ops);
+	free(r->ops_vcpu);
+	free(r->ops_exits);
+	free(r);
+}

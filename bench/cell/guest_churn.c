@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest side of the churn workload (guest_churn.h). Runs in the guest
+ * (long mode, identity map, no libc). The sequence depends only on the
+ * seed and the mix: the same seed replays the same operations.
+ */
+#include "guest_churn.h"
+
+static inline GUEST_CODE uint64_t churn_next(uint64_t *s)
+{
+	/* xorshift64*: the sequence of operations */
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+static inline GUEST_CODE void churn_copy64(void *dst, const void *src,
+					   uint64_t bytes)
+{
+	uint64_t n = bytes / 8;
+
+	asm volatile("rep movsq"
+		     : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+
+static inline GUEST_CODE uint64_t churn_value(uint64_t op, uint64_t page)
+{
+	return (op + 1) * 0x9e3779b97f4a7c15ULL ^ (page << 1) ^ 0x5a5a;
+}
+
+/* every word of [first, first + n) pages holds its page's value */
+static GUEST_CODE void churn_verify(struct churn_args *c, uint64_t op,
+				    uint64_t first, uint64_t n)
+{
+	uint64_t p, i;
+
+	for (p = first; p < first + n; p++) {
+		const volatile uint64_t *w = (void *)(c->a.base +
+						      p * GUEST_CONV_PAGE);
+
+		for (i = 0; i < GUEST_CONV_PAGE / 8; i++)
+			if (w[i] != c->value[p]) {
+				guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, op,
+					    (uint64_t)(uintptr_t)&w[i], w[i],
+					    c->value[p], 0);
+				guest_halt();
+			}
+	}
+}
+
+/* new content for [first, first + n) pages */
+static GUEST_CODE void churn_fill(struct churn_args *c, uint64_t op,
+				  uint64_t first, uint64_t n)
+{
+	uint64_t p;
+
+	for (p = first; p < first + n; p++) {
+		c->value[p] = churn_value(op, p);
+		guest_fill64((void *)(c->a.base + p * GUEST_CONV_PAGE),
+			     c->value[p], GUEST_CONV_PAGE);
+	}
+}
+
+static GUEST_CODE uint32_t churn_class(struct churn_args *c, uint64_t *rng)
+{
+	uint64_t sum = 0, x;
+	uint32_t i;
+
+	for (i = 0; i < c->nclasses; i++)
+		sum += c->cls_weight[i];
+	x = churn_next(rng) % sum;
+	for (i = 0; i + 1 < c->nclasses; i++) {
+		if (x < c->cls_weight[i])
+			return i;
+		x -= c->cls_weight[i];
+	}
+	return i;
+}
+
+GUEST_CODE void guest_churn_main(struct churn_args *c)
+{
+	uint64_t rng = c->a.seed | 1, npages = c->a.size / GUEST_CONV_PAGE;
+	uint64_t op, mark = 0, p, t0, t1, got;
+	bool copy = c->a.preserve && !c->a.inplace;
+
+	/*
+	 * Slot 0's pages this workload writes, written now: mark 0 is the
+	 * baseline of KVM's mappings, and later marks count the range's
+	 */
+	/* rep stosq, not a loop the compiler could make a libc call of */
+	guest_fill64(c->state, 0, npages);
+	guest_fill64(c->value, 0, npages * sizeof(*c->value));
+	for (p = 0; p < c->ops * sizeof(*c->samples); p += GUEST_CONV_PAGE)
+		guest_write64(((uint64_t)(uintptr_t)c->samples + p) & ~7ULL, 0);
+	guest_write64((uint64_t)(uintptr_t)(c->samples + c->ops) - 8, 0);
+	for (p = 0; p < c->scratch_size; p += GUEST_CONV_PAGE)
+		guest_write64(c->a.scratch + p, 0);
+	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 0, mark++, 0, 0, 0);
+	/* the whole range private and written: mapped as the kernel can */
+	churn_fill(c, ~0ULL, 0, npages);
+	for (op = 0; op < c->ops && !c->a.stop; op++) {
+		uint32_t cls = churn_class(c, &rng);
+		uint64_t size = c->cls_size[cls];
+		uint64_t align = size >= SZ_2M ? SZ_2M : GUEST_CONV_PAGE;
+		uint64_t slots = (c->a.size - size) / align + 1;
+		uint64_t off = churn_next(&rng) % slots * align;
+		uint64_t first = off / GUEST_CONV_PAGE, n = size / GUEST_CONV_PAGE;
+		uint32_t dir = c->state[first] ? GUEST_DIR_TO_PRIVATE :
+						 GUEST_DIR_TO_SHARED;
+		uint8_t target = dir == GUEST_DIR_TO_SHARED;
+		struct churn_sample *s = &c->samples[op];
+		uint64_t converted = 0, ret;
+
+		/*
+		 * a mark every interval, and at powers of two before the
+		 * first: the start of the decay is where the shape is
+		 */
+		if (op % c->interval == 0 ||
+		    (op < c->interval && !(op & (op - 1))))
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op,
+				    mark++, 0, 0, 0);
+		for (p = first; p < first + n; p++)
+			converted += c->state[p] != target;
+
+		t0 = guest_rdtsc();
+		if (copy)
+			churn_copy64((void *)c->a.scratch,
+				     (void *)(c->a.base + off), size);
+		ret = guest_map_gpa_range(c->a.base + off, n,
+					  target ? KVM_MAP_GPA_RANGE_DECRYPTED :
+						   KVM_MAP_GPA_RANGE_ENCRYPTED);
+		if (ret) {
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_HCFAIL, op, ret, 0,
+				    0, 0);
+			guest_halt();
+		}
+		if (copy)
+			churn_copy64((void *)(c->a.base + off),
+				     (void *)c->a.scratch, size);
+		/* usable: every page mapped writable, its first word right */
+		for (p = first; p < first + n; p++) {
+			got = guest_touch64(c->a.base + p * GUEST_CONV_PAGE);
+			if (got != c->value[p]) {
+				guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, op,
+					    c->a.base + p * GUEST_CONV_PAGE,
+					    got, c->value[p], 0);
+				guest_halt();
+			}
+		}
+		t1 = guest_rdtsc();
+
+		*s = (struct churn_sample) {
+			.op = op, .cls = cls, .dir = dir, .off = off,
+			.converted = converted, .total = t1 - t0,
+			.copied = copy ? 2 * size : 0,
+		};
+		for (p = first; p < first + n; p++)
+			c->state[p] = target;
+		churn_verify(c, op, first, n);
+		churn_fill(c, op, first, n);
+		c->a.nsamples = op + 1;
+		c->a.done_convs = op + 1;
+	}
+	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op, mark, 0, 0, 0);
+	GUEST_DONE();
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest/host contract of the churn workload (--workload=churn): each
+ * vCPU owns a large range, private at the start, and runs a seeded
+ * sequence of conversions of sub-ranges whose sizes follow a weighted
+ * mix and whose offsets are random (4K-aligned; a size class of 2M or
+ * more aligned to 2M). An operation converts its whole sub-range to the
+ * opposite of the state of its first page (pages already in that state
+ * keep theirs), then writes every page of it and verifies the data of
+ * every page it converted. The guest stops at marks, where the host
+ * reads what the kernel holds huge: mark 0 before the range is first
+ * touched (the baseline of slot 0's mappings), then before every
+ * `interval`-th operation (the first after the whole range is written
+ * private) and, before the first interval ends, before operations 1,
+ * 2, 4, 8 ..., and after the last.
+ */
+#ifndef CONVBENCH_GUEST_CHURN_H
+#define CONVBENCH_GUEST_CHURN_H
+
+#include <stdint.h>
+
+#include "cell_types.h"
+#include "guest_conv.h"
+
+/* first argument of the UCALL_SYNC of a mark: op index, mark index */
+#define GUEST_SYNC_CHURN_MARK	0x4d41524b
+
+/* one operation, as the guest timed it */
+struct churn_sample {
+	uint64_t op;
+	uint32_t cls;		/* index into the mix */
+	uint32_t dir;		/* GUEST_DIR_* */
+	uint64_t off;		/* bytes into the vCPU's range */
+	uint64_t converted;	/* pages whose state changed */
+	uint64_t total;		/* guest TSC: request .. range usable */
+	uint64_t copied;	/* bytes the guest copied (aside and back) */
+};
+
+struct churn_args {
+	/* first: what the cell engine's watchdog and threads read */
+	struct guest_args a;
+	uint64_t ops;		/* operations in the sequence */
+	uint64_t interval;	/* operations between marks */
+	uint32_t nclasses;
+	uint64_t cls_size[CHURN_CLASSES];
+	uint32_t cls_weight[CHURN_CLASSES];	/* out of their sum */
+	/* guest memory: one byte of state per 4K page (1: shared) */
+	uint8_t *state;
+	/* the value each page of the range holds (guest memory) */
+	uint64_t *value;
+	struct churn_sample *samples;	/* ops entries */
+	uint64_t scratch_size;	/* a.scratch's: the largest class (copies) */
+};
+
+void guest_churn_main(struct churn_args *c);
+
+#endif /* CONVBENCH_GUEST_CHURN_H */
