@@ -3,8 +3,10 @@
 # Huge pages over a guest's life (convbench --workload=churn): per mode,
 # the share of the churned ranges KVM maps at 2M against the operations
 # done (left), and each size class's median latency over the interval
-# before each mark (right, log y), from RUN/churn.csv. Every round is
-# its own line (a fresh VM each).
+# before each mark (right, log y, the first round), from RUN/churn.csv
+# (a churn run) or make bench's RUN/churn/churn.csv and
+# RUN/gmem/churn/churn.csv. Every round is its own line (a fresh VM
+# each).
 #
 #   gnuplot -e "run='DIR'" analysis/churn.gp
 #   gnuplot -c analysis/churn.gp DIR
@@ -16,19 +18,23 @@ if (run eq "") {
 	print "usage: gnuplot -c analysis/churn.gp RUN_FOLDER (a --workload=churn run)"
 	exit status 2
 }
-csv = run."/churn.csv"
-if (system("[ -s '".csv."' ] && echo 1 || echo 0") + 0 == 0) {
-	print "plot: ".csv.": none (not a --workload=churn run)"
+# the churn files of the run: its own, or make bench's two kernels'
+csvs = system("for f in '".run."/churn.csv' '".run."/churn/churn.csv' '".run."/gmem/churn/churn.csv'; do [ -s \"$f\" ] && printf '%s ' \"$f\"; done")
+if (words(csvs) == 0) {
+	print "plot: ".run.": no churn.csv (not a --workload=churn run, nor make bench's)"
 	exit status 1
 }
+csv = word(csvs, 1)
 system("mkdir -p '".run."/plots'")
 
-# what the file holds: modes, rounds, size classes (p50_<size>_ns)
-modes = system("awk -F, 'NR > 1 && !s[$1]++ { printf \"%s \", $1 }' '".csv."'")
-rounds = system("awk -F, 'NR > 1 && !s[$2]++ { printf \"%s \", $2 }' '".csv."'")
+# what the files hold: modes, rounds, size classes (p50_<size>_ns); the
+# columns are the first file's (every churn run has the same)
+modes = system("awk -F, 'FNR > 1 && !s[$1]++ { printf \"%s \", $1 }' ".csvs)
+rounds = system("awk -F, 'FNR > 1 && !s[$2]++ { printf \"%s \", $2 }' ".csvs)
 classes = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^p50_.*_ns$/) { c = $i; sub(/^p50_/, \"\", c); sub(/_ns$/, \"\", c); printf \"%s \", c } }' '".csv."'")
 colof(name) = system("awk -F, -v n='".name."' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) print i }' '".csv."'") + 0
-prov = system("sed -n 's/.*\"kernel_release\": \"\\([^\"]*\\)\".*/kernel \\1/p; s/.*\"accel\": \"\\([^\"]*\\)\".*/\\1/p' '".run."/churn.json' 2>/dev/null | paste -sd, -")
+jsonof(f) = system("dirname '".f."'")."/churn.json"
+prov = system("sed -n 's/.*\"accel\": \"\\([^\"]*\\)\".*/\\1/p' '".jsonof(csv)."' 2>/dev/null | head -n 1")
 
 c_destructive = "#D55E00"
 c_inplace = "#0072B2"
@@ -58,20 +64,20 @@ do for [o = 1:2] {
 	set logscale x
 	set yrange [0:1.05]
 	unset logscale y
-	plot for [m in modes] for [r in rounds] csv \
+	plot for [f in csvs] for [m in modes] for [r in rounds] f \
 		using (strcol(1) eq m && strcol(2) eq r ? column(cop) + 1 : NaN):(column(ccov)) \
 		with linespoints pt 7 ps 0.5 lw 2 lc rgb mode_color(m) \
-		title (r eq word(rounds, 1) ? m : "")
+		title (r eq word(rounds, 1) && strstrt(system("cut -d, -f1 '".f."'"), m) ? m : "")
 	set title "p50 per size class over each interval"
 	set ylabel "latency (us, log)"
 	set xlabel "conversions done (per vCPU)"
 	unset logscale x
 	set yrange [*:*]
 	set logscale y
-	plot for [m in modes] for [k = 1:words(classes)] csv \
+	plot for [f in csvs] for [m in modes] for [k = 1:words(classes)] f \
 		using (strcol(1) eq m && strcol(2) eq word(rounds, 1) ? column(cop) : NaN):(column(colof("p50_".word(classes, k)."_ns")) / 1000) \
 		with linespoints pt 7 ps 0.4 lw 1.5 dt class_dt(k) lc rgb mode_color(m) \
-		title m." ".word(classes, k)
+		title (strstrt(system("cut -d, -f1 '".f."'"), m) ? m." ".word(classes, k) : "")
 	unset multiplot
 	set output
 }

@@ -518,6 +518,7 @@ int main(int argc, char **argv)
 	print_trace(f, &r);
 	if (have_g)
 		threeway_functions(f, &r, &g);
+	print_churn(f, &r);
 	print_hyperfine(f, &r);
 	if (repeat && repeat_section(f, &r, repeat, margin, err,
 				     sizeof(err))) {

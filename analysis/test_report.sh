@@ -808,6 +808,36 @@ rc=$?
 [ $rc -eq 2 ] && grep -q 'no boot-K folders' "$tmp/err" && [ ! -e "$tmp/m2/summary.json" ]
 tap_ok $? "--merge of a folder without boots: exit 2, nothing written ($rc)"
 
+# --- the churn section: make bench's churn boots, as churn.json has them
+ch=$tmp/churnrun
+cp -r "$run" "$ch" && mkdir -p "$ch/churn" "$ch/gmem/churn"
+over() {	# over MEAN LO HI: an over-rounds object
+	printf '{ "mean": %s, "ci95_lo": %s, "ci95_hi": %s, "rounds": 3 }' "$1" "$2" "$3"
+}
+p50s() {	# p50s START STEADY (geometric means, ns; no intervals)
+	printf '[ { "size": "4K", "start_ns": { "geomean": %s, "ci95_lo": null, "ci95_hi": null }, "steady_ns": { "geomean": %s, "ci95_lo": %s, "ci95_hi": %s } } ]' "$1" "$2" "$(($2 - 1000))" "$(($2 + 1000))"
+}
+churn_json() {	# churn_json MODE COV_STEADY SPLITS
+	cat <<JSON
+{ "churn": { "range_bytes": 67108864, "ops": 2000, "interval": 250, "seed": 5,
+  "mix": [ { "size": "4K", "weight": 35 }, { "size": "2M", "weight": 10 } ],
+  "modes": [ { "mode": "$1", "coverage_2m_start": $(over 1 null null),
+    "coverage_2m_steady": $(over "$2" 0.2 0.3), "thp_splits_per_1000": $(over "$3" 7 9),
+    "thp_allocs_per_1000": $(over 0 0 0), "tlb_flushes_per_1000": $(over 360 350 370),
+    "p50": $(p50s 197000 163000) } ] } }
+JSON
+}
+churn_json inplace 0.25 8 > "$ch/churn/churn.json"
+churn_json gmem 0 0 > "$ch/gmem/churn/churn.json"
+"$CR" -q "$ch" > /dev/null 2>&1
+grep -qx '  4K:35,2M:10 mix; 64M per vCPU, 2000 conversions, seed 5. Start: after' "$ch/report.txt" &&
+	grep -qx '  inplace      100.0%  25.0% (20.0..30.0)        8.0    0.0  360.0' "$ch/report.txt" &&
+	grep -qx '  gmem         100.0%  0.0% (20.0..30.0)         0.0    0.0  360.0' "$ch/report.txt" &&
+	grep -qx '  inplace     4K   197.0                     163.0 (162.0..164.0)' "$ch/report.txt" &&
+	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
+tap_ok $? "the churn section: both kernels' churn.json, coverage, THP events and p50s as they hold them, in 72 columns"
+sed -n '/^Huge pages under/,/^  gmem  *4K/p' "$ch/report.txt" | sed 's/^/# /'
+
 # --- the README's tables: what convreport prints from the committed runs
 (cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" README.md) > "$tmp/readme.out" 2>&1
 rc=$?

@@ -97,7 +97,7 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	}
 	m.pages_2m = vm_stat(&r->vm_stats, "pages_2m");
 	m.pages_4k = vm_stat(&r->vm_stats, "pages_4k");
-	m.tlb_flush = vm_stat(&r->vm_stats, "remote_tlb_flush");
+	m.tlb_flush = vm_stat(&r->vm_stats, "remote_tlb_flush_requests");
 	if (ret > 0 && r->nmarks == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
 		struct churn_mark *x = realloc(r->marks, cap * sizeof(*x));

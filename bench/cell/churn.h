@@ -30,7 +30,7 @@ struct churn_mark {
 	uint32_t idx;		/* the vCPU's mark number: 0 the baseline */
 	double t_s;		/* since the cell's first mark */
 	uint64_t pages_2m, pages_4k;	/* KVM: SPTEs of the VM, per level */
-	uint64_t tlb_flush;	/* KVM: remote TLB flushes */
+	uint64_t tlb_flush;	/* KVM: TLB flushes asked of every vCPU */
 	uint64_t shmem_huge_kb;	/* /proc/meminfo ShmemHugePages */
 	uint64_t anon_huge_kb;	/* AnonHugePages */
 	uint64_t thp_split;	/* /proc/vmstat thp_split_page */

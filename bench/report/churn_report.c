@@ -2,6 +2,7 @@
 /* The churn workload's results: see churn_report.h */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,37 +269,68 @@ static void json_over_rounds(struct jsonw *w, const char *key,
 	jsonw_obj_close(w);
 }
 
+/* a per-cell value of mode m's cells over rounds */
+static void json_mode_value(struct jsonw *w, const struct json_arg *a,
+			    enum conv_mode m, const char *key, size_t off)
+{
+	double v[MAX_ROUNDS];
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n; i++)
+		if (a->cells[i].res->p.mode == m && n < MAX_ROUNDS)
+			v[n++] = *(const double *)((const char *)&a->cells[i] + off);
+	json_over_rounds(w, key, v, n, false);
+}
+
+/* class k's p50 at the start (steady: false) or in steady state */
+static void json_mode_p50(struct jsonw *w, const struct json_arg *a,
+			  enum conv_mode m, unsigned int k, bool steady)
+{
+	double p50[MAX_ROUNDS];
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n; i++) {
+		const struct class_stat *s = steady ?
+			&a->cells[i].steady_cls[k] : &a->cells[i].start_cls[k];
+
+		if (a->cells[i].res->p.mode == m && n < MAX_ROUNDS && s->n)
+			p50[n++] = s->p50;
+	}
+	json_over_rounds(w, steady ? "steady_ns" : "start_ns", p50, n, true);
+}
+
 static void json_mode(struct jsonw *w, const struct json_arg *a,
 		      enum conv_mode m)
 {
-	double cov[MAX_ROUNDS], split[MAX_ROUNDS], p50[MAX_ROUNDS];
 	const struct churn_params *cp = NULL;
-	size_t i, n = 0, np;
 	unsigned int k;
 	char sz[32];
+	size_t i;
 
 	for (i = 0; i < a->n; i++)
-		if (a->cells[i].res->p.mode == m && n < MAX_ROUNDS) {
+		if (a->cells[i].res->p.mode == m)
 			cp = &a->cells[i].cr->p;
-			cov[n] = a->cells[i].cov_steady;
-			split[n++] = a->cells[i].per1000_split;
-		}
-	if (!n)
+	if (!cp)
 		return;
 	jsonw_obj_open(w);
 	jsonw_kv_str(w, "mode", conv_mode_name(m));
-	json_over_rounds(w, "coverage_2m_steady", cov, n, false);
-	json_over_rounds(w, "splits_per_1000", split, n, false);
-	jsonw_key(w, "p50_steady_ns");
+	json_mode_value(w, a, m, "coverage_2m_start",
+			offsetof(struct churn_cell, cov_start));
+	json_mode_value(w, a, m, "coverage_2m_steady",
+			offsetof(struct churn_cell, cov_steady));
+	json_mode_value(w, a, m, "thp_splits_per_1000",
+			offsetof(struct churn_cell, per1000_split));
+	json_mode_value(w, a, m, "thp_allocs_per_1000",
+			offsetof(struct churn_cell, per1000_alloc));
+	json_mode_value(w, a, m, "tlb_flushes_per_1000",
+			offsetof(struct churn_cell, per1000_flush));
+	jsonw_key(w, "p50");
 	jsonw_arr_open(w);
 	for (k = 0; k < cp->nclasses; k++) {
-		for (i = 0, np = 0; i < a->n; i++)
-			if (a->cells[i].res->p.mode == m && np < MAX_ROUNDS &&
-			    a->cells[i].steady_cls[k].n)
-				p50[np++] = a->cells[i].steady_cls[k].p50;
 		jsonw_obj_open(w);
 		jsonw_kv_str(w, "size", size_str(cp->size[k], sz, sizeof(sz)));
-		json_over_rounds(w, "p50", p50, np, true);
+		json_mode_p50(w, a, m, k, false);
+		json_mode_p50(w, a, m, k, true);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);

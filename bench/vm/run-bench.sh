@@ -32,7 +32,11 @@
 # vCPU threads waited for a host CPU more than this % of their runnable
 # time is left out, bench/vm/interference.sh), BENCH_KERNEL (custom: the
 # kernel of make kernel FLAVOUR=custom instead of the project's, alone,
-# running the modes it has).
+# running the modes it has), BENCH_CHURN_ROUNDS (3: after the design's
+# boots, one more boot per kernel runs convbench --workload=churn, every
+# mode this many times in a fresh VM, into RUN/churn/ and
+# RUN/gmem/churn/; 0: none), BENCH_CHURN_OPS (2000 conversions per
+# round, a 64M range).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -81,6 +85,11 @@ for pair in $(echo "${BENCH_ITERATIONS_AT-4K:600,64K:600}" | tr ',' ' '); do
 done
 
 say() { echo "bench: $*" >&2; }
+churn_rounds=${BENCH_CHURN_ROUNDS:-3}
+churn_ops=${BENCH_CHURN_OPS:-2000}
+case $churn_rounds in ''|*[!0-9]*) echo "run-bench: BENCH_CHURN_ROUNDS expects a whole number from 0 to 64, got '$churn_rounds'" >&2; exit 2 ;; esac
+[ "$churn_rounds" -le 64 ] || { echo "run-bench: BENCH_CHURN_ROUNDS expects a whole number from 0 to 64, got '$churn_rounds'" >&2; exit 2; }
+case $churn_ops in ''|0|*[!0-9]*) echo "run-bench: BENCH_CHURN_OPS expects a whole number from 1, got '$churn_ops'" >&2; exit 2 ;; esac
 
 kinds=${BENCH_MODES:-v5,gmem}
 case $kinds in
@@ -216,6 +225,40 @@ while read -r _ id _ k _ kind _ _ _ tf _ mfirst _ _; do
 	fi
 done <<<"$boots"
 
+# huge pages over time: one boot of KDIR running convbench
+# --workload=churn in MODES, its folder into DEST/churn (with the boot's
+# console and vm.env); 0, or 1 when it failed (what it wrote is kept)
+churn_boot() {	# KDIR MODES DEST
+	local vmout=$work/vm-churn-${2//,/-} rc f
+	set +e
+	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
+		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 --add "$cb" \
+		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
+		-- /bin/convbench --workload=churn --mode="$2" \
+		--rounds="$churn_rounds" --churn-ops="$churn_ops" \
+		--seed="$seed" --out=/out/churn 2>&1 | sed -u 's/^/  | /' >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	mkdir -p "$3"
+	[ -d "$vmout/churn" ] && cp -r "$vmout/churn" "$3/"
+	mkdir -p "$3/churn"
+	for f in console.log vm.env; do
+		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$3/churn/"
+	done
+	rm -rf "$vmout"
+	[ "$rc" = 0 ] || { say "churn boot ($2): convbench failed (status $rc)"; return 1; }
+}
+churn_failed=0
+if [ "$churn_rounds" -gt 0 ]; then
+	say "huge pages under churn: a boot per kernel, each mode $churn_rounds times ($churn_ops conversions of a 64M range each, seed $seed)"
+	if has v5; then
+		churn_boot "$kdir" destructive,inplace "$run" || churn_failed=1
+	fi
+	if has gmem; then
+		churn_boot "$gkdir" gmem "$run/gmem" || churn_failed=1
+	fi
+fi
+
 # a JSON string: backslashes and double quotes escaped (vm.env's values
 # are printable, control characters aside)
 json_str() {
@@ -300,5 +343,6 @@ if [ "$mrc" != 0 ]; then
 	say "no usable run (merge status $mrc, $failed and $gfailed of $rounds boots failed); what there is is in $run"
 	exit 1
 fi
+[ "$churn_failed" = 0 ] || say "a churn boot failed: the report's churn section lacks it (its console is in $run/churn or $run/gmem/churn)"
 # gmem alone: its folder is the run that make bench reports
 if has v5; then echo "$run"; else echo "$run/gmem"; fi

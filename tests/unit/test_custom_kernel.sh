@@ -132,11 +132,12 @@ bench() {	# NAME ENV...: run-bench.sh into $tmp/NAME, its run's folder
 		BENCH_COUNT_ITERATIONS=2 BENCH_HYPERFINE=0 BENCH_ORDER_SEED=7 "$@" \
 		bench/vm/run-bench.sh --out-root "$tmp/$name" 2> "$tmp/$name.err"
 }
-crun=$(bench custom BENCH_KERNEL=custom)
+crun=$(bench custom BENCH_KERNEL=custom BENCH_CHURN_ROUNDS=0)
 crc=$?
 grep -q "the custom kernel $k1 runs the gmem modes" "$tmp/custom.err"
 said=$?
-grun=$(bench gmem BENCH_MODES=gmem)
+# the gmem run also has make bench's churn boot: two rounds, short
+grun=$(bench gmem BENCH_MODES=gmem BENCH_CHURN_ROUNDS=2 BENCH_CHURN_OPS=60)
 grc=$?
 [ $crc = 0 ] || tail -n 5 "$tmp/custom.err" | sed 's/^/# custom: /'
 [ $grc = 0 ] || tail -n 5 "$tmp/gmem.err" | sed 's/^/# gmem: /'
@@ -145,6 +146,17 @@ grc=$?
 	grep -q "\"kernel_cache_key\": \"$k1\"" "$crun/meta.json" &&
 	grep -q '"kernel_flavour": "gmem"' "$grun/meta.json"
 tap_ok $? "run-bench.sh BENCH_KERNEL=custom: 4 boots of the custom kernel in gmem mode, its key and flavour in meta.json"
+
+# the churn boot: two gmem rounds of 60 conversions in churn.json and
+# churn.csv, the report's section, no churn boot where rounds are 0
+"$CR" "$grun" > "$tmp/grep.txt" 2>&1
+[ $grc = 0 ] && [ ! -e "$crun/churn" ] &&
+	[ "$(grep -c '"round":' "$grun/churn/churn.json" 2>/dev/null)" = 2 ] &&
+	[ "$(grep -c '^gmem,' "$grun/churn/churn-ops.csv")" = 120 ] &&
+	grep -q "^Huge pages under conversion churn" "$tmp/grep.txt" &&
+	grep -qE "^  gmem +[0-9.]+%" "$tmp/grep.txt"
+tap_ok $? "make bench's churn boot: 2 gmem rounds of 60 conversions, the report's churn section; none with BENCH_CHURN_ROUNDS=0"
+sed -n '/^Huge pages under conversion churn/,/^$/p' "$tmp/grep.txt" | sed 's/^/# /'
 
 "$CR" --compare --conf=99.9 "$grun" "$crun" > "$tmp/cmp.txt" 2>&1
 rc=$?

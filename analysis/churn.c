@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report's churn section: make bench's churn boots (RUN/churn/ and,
+ * for the 6.12 kernel, RUN/gmem/churn/), as churn.json has them
+ * (bench/report/churn_report.c): per mode the 2M coverage at the start
+ * and in steady state, THP events per 1000 conversions, and each size
+ * class's p50 at the start and in steady state, with 95% intervals over
+ * rounds (a fresh VM each).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sections.h"
+#include "text.h"
+
+/* "12.3%" or "12.3% (10.1..14.5)" of an over-rounds object, x 100 */
+static const char *pct_ci(const struct jv *x, char *buf, size_t len)
+{
+	double m = jv_num(jv_get(x, "mean"), NAN);
+	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
+	double hi = jv_num(jv_get(x, "ci95_hi"), NAN);
+
+	if (isnan(m))
+		snprintf(buf, len, "-");
+	else if (isnan(lo) || isnan(hi))
+		snprintf(buf, len, "%.1f%%", 100 * m);
+	else
+		snprintf(buf, len, "%.1f%% (%.1f..%.1f)", 100 * m, 100 * lo,
+			 100 * hi);
+	return buf;
+}
+
+/* a p50 over rounds in us, with its interval: "163 (150..171)" */
+static const char *us_ci(const struct jv *x, char *buf, size_t len)
+{
+	double m = jv_num(jv_get(x, "geomean"), NAN);
+	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
+	double hi = jv_num(jv_get(x, "ci95_hi"), NAN);
+	char a[32], b[32], c[32];
+
+	if (isnan(m))
+		snprintf(buf, len, "-");
+	else if (isnan(lo) || isnan(hi))
+		snprintf(buf, len, "%s", text_us(m, a, sizeof(a)));
+	else
+		snprintf(buf, len, "%s (%s..%s)", text_us(m, a, sizeof(a)),
+			 text_us(lo, b, sizeof(b)), text_us(hi, c, sizeof(c)));
+	return buf;
+}
+
+static void print_one(FILE *f, const struct jv *ch, bool head)
+{
+	const struct jv *mix = jv_get(ch, "mix"), *modes = jv_get(ch, "modes");
+	char line[768], a[64], b[64];
+	size_t i, k, len = 0;
+
+	if (head) {
+		for (k = 0; k < jv_len(mix) && len < sizeof(line); k++)
+			len += snprintf(line + len, sizeof(line) - len, "%s%s:%.0f",
+					k ? "," : "", jv_str(jv_get(jv_at(mix, k), "size"), "?"),
+					jv_num(jv_get(jv_at(mix, k), "weight"), 0));
+		snprintf(a, sizeof(a), "%.0fM", jv_num(jv_get(ch, "range_bytes"), 0) / (1 << 20));
+		fprintf(f, "\n");
+		text_line(f, "Huge pages under conversion churn (--workload=churn):");
+		snprintf(line + len, sizeof(line) - len,
+			 " mix; %s per vCPU, %.0f conversions, seed %.0f. Start:"
+			 " after the range is written private, and the first"
+			 " %.0f conversions; steady: the second half. 2M"
+			 " coverage: KVM's 2M entries over the range. 95%%"
+			 " intervals over rounds (a fresh VM each).", a,
+			 jv_num(jv_get(ch, "ops"), 0), jv_num(jv_get(ch, "seed"), 0),
+			 jv_num(jv_get(ch, "interval"), 0));
+		text_wrap(f, "  ", "  ", line);
+		text_line(f, "  %-11s %8s  %-21s %6s %6s %6s", "mode", "2M start",
+			  "2M steady (95% CI)", "splits", "allocs", "flush");
+		text_line(f, "  %44s %20s", "", "per 1000 conversions");
+	}
+	for (i = 0; i < jv_len(modes); i++) {
+		const struct jv *m = jv_at(modes, i);
+
+		snprintf(a, sizeof(a), "%.1f%%", 100 * jv_num(jv_get(jv_get(m,
+			 "coverage_2m_start"), "mean"), NAN));
+		text_line(f, "  %-11s %7s  %-22s %6.1f %6.1f %6.1f",
+			  jv_str(jv_get(m, "mode"), "?"), a,
+			  pct_ci(jv_get(m, "coverage_2m_steady"), b, sizeof(b)),
+			  jv_num(jv_get(jv_get(m, "thp_splits_per_1000"), "mean"), NAN),
+			  jv_num(jv_get(jv_get(m, "thp_allocs_per_1000"), "mean"), NAN),
+			  jv_num(jv_get(jv_get(m, "tlb_flushes_per_1000"), "mean"), NAN));
+	}
+}
+
+static void print_p50(FILE *f, const struct jv *ch)
+{
+	const struct jv *modes = jv_get(ch, "modes");
+	char a[64], b[64];
+	size_t i, k;
+
+	for (i = 0; i < jv_len(modes); i++) {
+		const struct jv *m = jv_at(modes, i), *p = jv_get(m, "p50");
+
+		for (k = 0; k < jv_len(p); k++) {
+			const struct jv *x = jv_at(p, k);
+
+			text_line(f, "  %-11s %-4s %-25s %s",
+				  k ? "" : jv_str(jv_get(m, "mode"), "?"),
+				  jv_str(jv_get(x, "size"), "?"),
+				  us_ci(jv_get(x, "start_ns"), a, sizeof(a)),
+				  us_ci(jv_get(x, "steady_ns"), b, sizeof(b)));
+		}
+	}
+}
+
+void print_churn(FILE *f, const struct run *r)
+{
+	static const char *const where[] = { "churn", "gmem/churn" };
+	struct jv *j[2] = { NULL, NULL };
+	char path[4096], err[256];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s/churn.json", r->dir, where[i]);
+		j[i] = jsonr_load(path, err, sizeof(err));
+		n += j[i] != NULL;
+	}
+	if (!n)
+		return;
+	for (i = 0, n = 0; i < 2; i++)
+		if (j[i])
+			print_one(f, jv_get(j[i], "churn"), !n++);
+	text_line(f, "  %-16s %-25s %s", "p50, us", "start (95% CI)",
+		  "steady (95% CI)");
+	for (i = 0; i < 2; i++)
+		if (j[i])
+			print_p50(f, jv_get(j[i], "churn"));
+	for (i = 0; i < 2; i++)
+		jsonr_free(j[i]);
+}
