@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The report's churn section: make bench's churn boots (RUN/churn/ and,
+ * The report's churn sections: make bench's churn boots (RUN/churn/ and,
  * for the 6.12 kernel, RUN/gmem/churn/), as churn.json has them
  * (bench/report/churn_report.c): per mode the 2M coverage at the start
  * and in steady state, THP events per 1000 conversions, and each size
  * class's p50 at the start and in steady state, with 95% intervals over
- * rounds (a fresh VM each).
+ * rounds (a fresh VM each); and their split events (RUN/split/,
+ * RUN/gmem/split/): p50 and work per event.
  */
 #include <math.h>
 #include <stdio.h>
@@ -135,4 +136,79 @@ void print_churn(FILE *f, const struct run *r)
 			print_p50(f, jv_get(j[i], "churn"));
 	for (i = 0; i < 2; i++)
 		jsonr_free(j[i]);
+}
+
+/* the split events of one kernel's churn.json */
+static void print_events(FILE *f, const struct jv *sp, char *nowhole,
+			 size_t len)
+{
+	const struct jv *ev = jv_get(sp, "events");
+	const char *last = "";
+	char a[64];
+	size_t i;
+
+	for (i = 0; i < jv_len(ev); i++) {
+		const struct jv *x = jv_at(ev, i), *w = jv_get(x, "work_median");
+		const char *mode = jv_str(jv_get(x, "mode"), "?");
+
+		text_line(f, "  %-11s %-8s %-22s %4.0f %+4.0f %+4.0f %5.0f %5.0f",
+			  strcmp(mode, last) ? mode : "",
+			  jv_str(jv_get(x, "kind"), "?"),
+			  us_ci(jv_get(x, "p50_ns"), a, sizeof(a)),
+			  jv_num(jv_get(w, "npt_faults"), NAN),
+			  jv_num(jv_get(w, "pages_2m_delta"), NAN),
+			  jv_num(jv_get(w, "pages_4k_delta"), NAN),
+			  jv_num(jv_get(w, "thp_splits"), NAN),
+			  jv_num(jv_get(w, "tlb_flush_requests"), NAN));
+		if (!jv_bool(jv_get(x, "counted_only_after_whole_2m"), true) &&
+		    strcmp(mode, last) && strlen(nowhole) + strlen(mode) + 2 < len)
+			strcat(strcat(nowhole, *nowhole ? ", " : ""), mode);
+		last = mode;
+	}
+}
+
+void print_split(FILE *f, const struct run *r)
+{
+	static const char *const where[] = { "split", "gmem/split" };
+	char path[4096], err[256], nowhole[128] = "", line[512];
+	struct jv *j[2] = { NULL, NULL };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s/churn.json", r->dir, where[i]);
+		j[i] = jsonr_load(path, err, sizeof(err));
+		n += j[i] && jv_get(j[i], "split");
+	}
+	if (n) {
+		const struct jv *sp = jv_get(j[0] ? j[0] : j[1], "split");
+
+		fprintf(f, "\n");
+		text_line(f, "Split and merge as events (--workload=split):");
+		snprintf(line, sizeof(line), "a %.0fM range punched, allocated "
+			 "again and written (whole, huge where the kernel can), "
+			 "then a %s piece converted to shared (split), the rest "
+			 "of the range touched (rest: the faults the split "
+			 "leaves) and the piece converted back (uniform). p50 "
+			 "with 95%% intervals over rounds; work per event "
+			 "(medians): NPT faults, KVM's 2M and 4K entries, THP "
+			 "splits, TLB flush requests.",
+			 jv_num(jv_get(sp, "range_bytes"), 0) / (1 << 20),
+			 jv_str(jv_get(sp, "piece"), "?"));
+		text_wrap(f, "  ", "  ", line);
+		text_line(f, "  %-11s %-8s %-22s %4s %4s %4s %5s %5s", "mode",
+			  "event", "p50 us (95% CI)", "NPT", "2M", "4K",
+			  "split", "flush");
+	}
+	for (i = 0; i < 2; i++) {
+		if (j[i] && jv_get(j[i], "split"))
+			print_events(f, jv_get(j[i], "split"), nowhole,
+				     sizeof(nowhole));
+		jsonr_free(j[i]);
+	}
+	if (*nowhole) {
+		snprintf(line, sizeof(line), "%s: no whole 2M mapping before "
+			 "its events (4K throughout): every event counted.",
+			 nowhole);
+		text_wrap(f, "  ", "  ", line);
+	}
 }

@@ -837,6 +837,26 @@ grep -qx '  4K:35,2M:10 mix; 64M per vCPU, 2000 conversions, seed 5. Start: afte
 	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
 tap_ok $? "the churn section: both kernels' churn.json, coverage, THP events and p50s as they hold them, in 72 columns"
 sed -n '/^Huge pages under/,/^  gmem  *4K/p' "$ch/report.txt" | sed 's/^/# /'
+# the split events: p50 over rounds and the median work of each kind;
+# a mode without a whole 2M before its events is named
+mkdir -p "$ch/split" "$ch/gmem/split"
+event() {	# event MODE KIND P50 FAULTS D2M D4K SPLITS FLUSH WHOLE_ONLY
+	printf '{ "mode": "%s", "kind": "%s", "events": 100, "counted_only_after_whole_2m": %s, "p50_ns": { "geomean": %s, "ci95_lo": %s, "ci95_hi": %s, "rounds": 3 }, "work_median": { "npt_faults": %s, "pages_2m_delta": %s, "pages_4k_delta": %s, "thp_splits": %s, "tlb_flush_requests": %s } }' \
+		"$1" "$2" "$9" "$3" "$(($3 - 5000))" "$(($3 + 5000))" "$4" "$5" "$6" "$7" "$8"
+}
+printf '{ "split": { "range_bytes": 2097152, "piece": "4K", "events": [ %s, %s ] } }\n' \
+	"$(event inplace split 534700 1 -1 1 1 1 true)" \
+	"$(event inplace rest 17597000 511 0 511 0 0 true)" > "$ch/split/churn.json"
+printf '{ "split": { "range_bytes": 2097152, "piece": "4K", "events": [ %s ] } }\n' \
+	"$(event gmem split 300000 1 0 1 0 1 false)" > "$ch/gmem/split/churn.json"
+"$CR" -q "$ch" > /dev/null 2>&1
+grep -qx '  inplace     split    534.7 (529.7..539.7)      1   -1   +1     1     1' "$ch/report.txt" &&
+	grep -qx '              rest     17597 (17592..17602)    511   +0 +511     0     0' "$ch/report.txt" &&
+	grep -qx '  gmem        split    300.0 (295.0..305.0)      1   +0   +1     0     1' "$ch/report.txt" &&
+	grep -q '^  gmem: no whole 2M mapping before its events' "$ch/report.txt" &&
+	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
+tap_ok $? "the split section: each event's p50 and interval, its median work, gmem named as never whole"
+sed -n '/^Split and merge/,/^  gmem:/p' "$ch/report.txt" | sed 's/^/# /'
 
 # --- the README's tables: what convreport prints from the committed runs
 (cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" README.md) > "$tmp/readme.out" 2>&1

@@ -58,6 +58,13 @@ struct churn_params {
 	uint64_t range;
 	uint64_t ops;
 	uint64_t interval;
+	/*
+	 * --workload=split: instead of a random sequence, events: the
+	 * range made whole again (untimed), then a conversion of one
+	 * class-0 piece at a random offset to shared (the split) and back
+	 * (the range uniform again), a mark before and after each
+	 */
+	bool events;
 	unsigned int nclasses;
 	uint64_t size[CHURN_CLASSES];
 	uint32_t weight[CHURN_CLASSES];

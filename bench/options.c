@@ -244,6 +244,7 @@ struct opt_ctx {
 	bool have_rounds;	/* --rounds given (--design: must be 1) */
 	bool have_size;		/* --size given (not with --workload=churn) */
 	bool have_churn;	/* a --churn-* option given */
+	bool have_range, have_ops;	/* --churn-range, --churn-ops given */
 };
 
 struct opt {
@@ -314,6 +315,7 @@ static int opt_churn_uint(const struct opt *o, const char *arg,
 			  struct opt_ctx *c)
 {
 	c->have_churn = true;
+	c->have_ops |= !strcmp(o->name, "churn-ops");
 	return opt_uint(o, arg, c);
 }
 
@@ -472,11 +474,9 @@ static int opt_trace(const struct opt *o, const char *arg, struct opt_ctx *c)
 static int opt_workload(const struct opt *o, const char *arg,
 			struct opt_ctx *c)
 {
-	if (!strcmp(arg, "conversion"))
-		c->env->churn = false;
-	else if (!strcmp(arg, "churn"))
-		c->env->churn = true;
-	else
+	c->env->churn = !strcmp(arg, "churn") || !strcmp(arg, "split");
+	c->env->churn_p.events = !strcmp(arg, "split");
+	if (!c->env->churn && strcmp(arg, "conversion"))
 		return bad(c->err, o->name, arg, o->expected);
 	return 0;
 }
@@ -490,7 +490,7 @@ static int opt_churn_range(const struct opt *o, const char *arg,
 	if (!v || v % (2ULL << 20) || v > (1ULL << 30))
 		return bad(c->err, o->name, arg, o->expected);
 	c->env->churn_p.range = v;
-	c->have_churn = true;
+	c->have_churn = c->have_range = true;
 	return 0;
 }
 
@@ -603,7 +603,7 @@ static const struct opt opts[] = {
 	{ OPT("vm-timeout", REQ, opt_uint), FIELD(vm_timeout_s), .min = 1,
 	  .max = 86400, .expected = "seconds from 1 to 86400" },
 	{ OPT("workload", REQ, opt_workload),
-	  .expected = "conversion or churn" },
+	  .expected = "conversion, churn or split" },
 	{ OPT("churn-range", REQ, opt_churn_range),
 	  .expected = "a multiple of 2M from 2M to 1G, e.g. 64M" },
 	{ OPT("churn-ops", REQ, opt_churn_uint), FIELD(churn_p.ops), .min = 1,
@@ -710,22 +710,29 @@ static int check_design(const struct opt_ctx *c)
 	return 0;
 }
 
-/* --workload=churn against the rest */
+/* --workload=churn and split against the rest */
 static int check_churn(const struct opt_ctx *c)
 {
-	const struct env *env = c->env;
+	struct env *env = c->env;
 	const char *what = NULL;
 	unsigned int i;
 
 	if (!env->churn) {
 		if (c->have_churn) {
-			fprintf(c->err, "convbench: the --churn-* options go with --workload=churn\n");
+			fprintf(c->err, "convbench: the --churn-* options go with --workload=churn or split\n");
 			return 2;
 		}
 		return 0;
 	}
+	/* split: one 2M folio per vCPU, 200 events, unless asked */
+	if (env->churn_p.events && !c->have_range)
+		env->churn_p.range = 2ULL << 20;
+	if (env->churn_p.events && !c->have_ops)
+		env->churn_p.ops = 400;
 	if (c->have_size)
 		what = "--size (the range is --churn-range, the sizes --churn-mix)";
+	else if (env->churn_p.events && env->vcpus != 1)
+		what = "--vcpus above 1 (an event's work is the VM's counts: one vCPU)";
 	else if (c->have_iter || env->duration_s > 0)
 		what = "--iterations, --iterations-at or --duration (the sequence is --churn-ops long)";
 	else if (env->trigger != TRIGGER_EXPLICIT)
@@ -739,7 +746,8 @@ static int check_churn(const struct opt_ctx *c)
 	else if (env->design || env->merge || env->inject.kind != INJECT_NONE)
 		what = "--design, --merge or --inject";
 	if (what) {
-		fprintf(c->err, "convbench: --workload=churn does not take %s\n", what);
+		fprintf(c->err, "convbench: --workload=%s does not take %s\n",
+			env->churn_p.events ? "split" : "churn", what);
 		return 2;
 	}
 	for (i = 0; i < env->churn_p.nclasses; i++)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 
 #include "churn.h"
 #include "vcpu_worker.h"
@@ -56,6 +58,50 @@ static uint64_t vm_stat(const struct kvm_stats *s, const char *name)
 	return v;
 }
 
+/*
+ * --workload=split's reset: [gpa, + len) punched out of the private fd
+ * and allocated again (as v5_init() does: a fault on a hole of the fd
+ * is a memory-error exit, not an allocation), and dropped from the
+ * shared side (destructive, gmem); the record stays private
+ */
+static int churn_reset(struct worker *w, const uint64_t *args)
+{
+	struct churn_result *r = w->cell->hook_arg;
+	struct conv_ctx *c = &w->cell->conv;
+	uint64_t off = args[2] - c->gpa, len = args[3];
+	unsigned int tries = 0;
+	int ret;
+
+	if (args[2] < c->gpa || off + len > c->slot_size) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: reset of gpa %#llx+%#llx outside the slot",
+			 w->vcpu->id, (unsigned long long)args[2],
+			 (unsigned long long)len);
+		return -1;
+	}
+	while ((ret = fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				off, len) ? -errno : 0) == -EAGAIN && ++tries < 100)
+		;
+	if (tries) {
+		pthread_mutex_lock(&r->lock);
+		r->reset_retries += tries;
+		pthread_mutex_unlock(&r->lock);
+	}
+	/* allocated again as a whole: huge where the kernel can */
+	if (!ret)
+		ret = fallocate(c->fd, FALLOC_FL_KEEP_SIZE, off, len) ? -errno : 0;
+	if (!ret && !conv_modes[c->mode]->shared_is_private)
+		ret = madvise(c->shared + off, len, MADV_DONTNEED) ? -errno : 0;
+	if (ret) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: reset of the range for event %llu: %s",
+			 w->vcpu->id, (unsigned long long)args[1],
+			 strerror(-ret));
+		return -1;
+	}
+	return 1;
+}
+
 /* a mark: what the kernel holds huge now (vCPU thread, guest waiting) */
 static int churn_sync(struct worker *w, const uint64_t *args)
 {
@@ -70,6 +116,17 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	uint64_t mv[2], evv[5], t = now_ns();
 	int ret = 1;
 
+	struct kvm_stats *vs = &r->vcpu_stats[w->vcpu->id];
+
+	/* the vCPU's statistics, opened at its first mark */
+	if (!vs->names && kvm_stats_open(vs, w->vcpu->fd)) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: its statistics (KVM_GET_STATS_FD)", w->vcpu->id);
+		return -1;
+	}
+
+	if (args[0] == GUEST_SYNC_CHURN_RESET)
+		return churn_reset(w, args);
 	if (args[0] != GUEST_SYNC_CHURN_MARK) {
 		snprintf(w->error, sizeof(w->error),
 			 "vCPU %u: unexpected GUEST_SYNC %#llx", w->vcpu->id,
@@ -84,6 +141,11 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	m.thp_split_pmd = evv[1];
 	m.thp_alloc = evv[2] + evv[3];
 	m.thp_collapse = evv[4];
+	if (!kvm_stats_read(vs)) {
+		m.exits = vm_stat(vs, "exits") - vm_stat(vs, "irq_exits");
+		m.pf_taken = vm_stat(vs, "pf_taken");
+		m.pf_fixed = vm_stat(vs, "pf_fixed");
+	}
 
 	pthread_mutex_lock(&r->lock);
 	if (!r->nmarks)
@@ -185,6 +247,7 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 		.inplace = conv_modes[p->mode]->shared_is_private,
 		.hang_k = GUEST_NO_HANG,
 	};
+	ca->events = cp->events;
 	ca->ops = cp->ops;
 	ca->interval = cp->interval;
 	ca->nclasses = cp->nclasses;
@@ -240,10 +303,15 @@ int churn_collect(struct cell *c, struct cell_result *res)
 
 void churn_result_free(struct churn_result *r)
 {
+	unsigned int i;
+
 	if (!r)
 		return;
 	if (r->vm_stats.names)
 		kvm_stats_close(&r->vm_stats);
+	for (i = 0; i < VM_MAX_VCPUS; i++)
+		if (r->vcpu_stats[i].names)
+			kvm_stats_close(&r->vcpu_stats[i]);
 	pthread_mutex_destroy(&r->lock);
 	free(r->marks);
 	free(r->ops);

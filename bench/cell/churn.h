@@ -22,6 +22,7 @@
 #include "cell_types.h"
 #include "guest_churn.h"
 #include "kvm_stats.h"
+#include "kvm_util.h"
 
 /* what the host read at one mark; counters are totals so far */
 struct churn_mark {
@@ -37,6 +38,8 @@ struct churn_mark {
 	uint64_t thp_split_pmd;	/* thp_split_pmd */
 	uint64_t thp_alloc;	/* thp_file_alloc + thp_fault_alloc */
 	uint64_t thp_collapse;	/* thp_collapse_alloc */
+	/* KVM: the marking vCPU's exits (but interrupts'), NPT faults */
+	uint64_t exits, pf_taken, pf_fixed;
 };
 
 struct churn_result {
@@ -50,6 +53,10 @@ struct churn_result {
 	uint64_t t0_ns;			/* CLOCK_MONOTONIC_RAW of mark 0 */
 	/* the run's: the VM's statistics, read by every vCPU thread */
 	struct kvm_stats vm_stats;
+	/* each vCPU's, read by its thread only */
+	struct kvm_stats vcpu_stats[VM_MAX_VCPUS];
+	/* --workload=split: the private fd's resets that met EAGAIN */
+	uint64_t reset_retries;
 	pthread_mutex_t lock;
 };
 

@@ -81,11 +81,100 @@ static GUEST_CODE uint32_t churn_class(struct churn_args *c, uint64_t *rng)
 	return i;
 }
 
+/*
+ * One timed conversion of n pages at page first to target (1: shared),
+ * the data kept: sample op. Every page of the range is verified after.
+ */
+static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
+				 uint32_t cls, uint64_t first, uint64_t n,
+				 uint8_t target)
+{
+	bool copy = c->a.preserve && !c->a.inplace;
+	uint64_t off = first * GUEST_CONV_PAGE, size = n * GUEST_CONV_PAGE;
+	uint64_t p, t0, t1, got, ret, converted = 0;
+
+	for (p = first; p < first + n; p++)
+		converted += c->state[p] != target;
+	t0 = guest_rdtsc();
+	if (copy)
+		churn_copy64((void *)c->a.scratch, (void *)(c->a.base + off),
+			     size);
+	ret = guest_map_gpa_range(c->a.base + off, n,
+				  target ? KVM_MAP_GPA_RANGE_DECRYPTED :
+					   KVM_MAP_GPA_RANGE_ENCRYPTED);
+	if (ret) {
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_HCFAIL, op, ret, 0, 0, 0);
+		guest_halt();
+	}
+	if (copy)
+		churn_copy64((void *)(c->a.base + off), (void *)c->a.scratch,
+			     size);
+	for (p = first; p < first + n; p++) {
+		got = guest_touch64(c->a.base + p * GUEST_CONV_PAGE);
+		if (got != c->value[p]) {
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, op,
+				    c->a.base + p * GUEST_CONV_PAGE, got,
+				    c->value[p], 0);
+			guest_halt();
+		}
+	}
+	t1 = guest_rdtsc();
+	c->samples[op] = (struct churn_sample) {
+		.op = op, .cls = cls,
+		.dir = target ? GUEST_DIR_TO_SHARED : GUEST_DIR_TO_PRIVATE,
+		.off = off, .converted = converted, .total = t1 - t0,
+		.copied = copy ? 2 * size : 0,
+	};
+	for (p = first; p < first + n; p++)
+		c->state[p] = target;
+	churn_verify(c, op, first, n);
+}
+
+/*
+ * --workload=split: events, two operations each: the range whole again
+ * (untimed: the host punches it, the guest writes it), then class 0's
+ * size at a random offset to shared (op 2e, the split) and back (op
+ * 2e + 1, the range uniform again), with marks before the split, after
+ * it, after the rest of the range is touched (timed: the split's
+ * deferred faults, in the split's sample) and after the uniform
+ */
+static GUEST_CODE void churn_events(struct churn_args *c, uint64_t *mark)
+{
+	uint64_t rng = c->a.seed | 1, npages = c->a.size / GUEST_CONV_PAGE;
+	uint64_t e, p, t0, n = c->cls_size[0] / GUEST_CONV_PAGE;
+
+	for (e = 0; 2 * e + 1 < c->ops && !c->a.stop; e++) {
+		uint64_t first = churn_next(&rng) % (npages - n + 1);
+
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_RESET, 2 * e,
+			    c->a.base, c->a.size, 0, 0);
+		guest_fill64(c->state, 0, npages);
+		churn_fill(c, 2 * e, 0, npages);
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 2 * e,
+			    (*mark)++, 0, 0, 0);
+		churn_one(c, 2 * e, 0, first, n, 1);
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 2 * e,
+			    (*mark)++, 0, 0, 0);
+		/* the rest of the range, touched after the split: its faults */
+		t0 = guest_rdtsc();
+		for (p = 0; p < npages; p++)
+			if (p < first || p >= first + n)
+				guest_touch64(c->a.base + p * GUEST_CONV_PAGE);
+		c->samples[2 * e].rest = guest_rdtsc() - t0;
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 2 * e + 1,
+			    (*mark)++, 0, 0, 0);
+		churn_one(c, 2 * e + 1, 0, first, n, 0);
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 2 * e + 2,
+			    (*mark)++, 0, 0, 0);
+		c->a.nsamples = 2 * e + 2;
+		c->a.done_convs = 2 * e + 2;
+	}
+}
+
 GUEST_CODE void guest_churn_main(struct churn_args *c)
 {
 	uint64_t rng = c->a.seed | 1, npages = c->a.size / GUEST_CONV_PAGE;
-	uint64_t op, mark = 0, p, t0, t1, got;
-	bool copy = c->a.preserve && !c->a.inplace;
+	uint64_t op, mark = 0, p;
 
 	/*
 	 * Slot 0's pages this workload writes, written now: mark 0 is the
@@ -100,6 +189,11 @@ GUEST_CODE void guest_churn_main(struct churn_args *c)
 	for (p = 0; p < c->scratch_size; p += GUEST_CONV_PAGE)
 		guest_write64(c->a.scratch + p, 0);
 	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 0, mark++, 0, 0, 0);
+	if (c->events) {
+		churn_events(c, &mark);
+		GUEST_DONE();
+		return;
+	}
 	/* the whole range private and written: mapped as the kernel can */
 	churn_fill(c, ~0ULL, 0, npages);
 	for (op = 0; op < c->ops && !c->a.stop; op++) {
@@ -109,11 +203,6 @@ GUEST_CODE void guest_churn_main(struct churn_args *c)
 		uint64_t slots = (c->a.size - size) / align + 1;
 		uint64_t off = churn_next(&rng) % slots * align;
 		uint64_t first = off / GUEST_CONV_PAGE, n = size / GUEST_CONV_PAGE;
-		uint32_t dir = c->state[first] ? GUEST_DIR_TO_PRIVATE :
-						 GUEST_DIR_TO_SHARED;
-		uint8_t target = dir == GUEST_DIR_TO_SHARED;
-		struct churn_sample *s = &c->samples[op];
-		uint64_t converted = 0, ret;
 
 		/*
 		 * a mark every interval, and at powers of two before the
@@ -123,44 +212,8 @@ GUEST_CODE void guest_churn_main(struct churn_args *c)
 		    (op < c->interval && !(op & (op - 1))))
 			guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op,
 				    mark++, 0, 0, 0);
-		for (p = first; p < first + n; p++)
-			converted += c->state[p] != target;
-
-		t0 = guest_rdtsc();
-		if (copy)
-			churn_copy64((void *)c->a.scratch,
-				     (void *)(c->a.base + off), size);
-		ret = guest_map_gpa_range(c->a.base + off, n,
-					  target ? KVM_MAP_GPA_RANGE_DECRYPTED :
-						   KVM_MAP_GPA_RANGE_ENCRYPTED);
-		if (ret) {
-			guest_ucall(UCALL_SYNC, GUEST_SYNC_HCFAIL, op, ret, 0,
-				    0, 0);
-			guest_halt();
-		}
-		if (copy)
-			churn_copy64((void *)(c->a.base + off),
-				     (void *)c->a.scratch, size);
-		/* usable: every page mapped writable, its first word right */
-		for (p = first; p < first + n; p++) {
-			got = guest_touch64(c->a.base + p * GUEST_CONV_PAGE);
-			if (got != c->value[p]) {
-				guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, op,
-					    c->a.base + p * GUEST_CONV_PAGE,
-					    got, c->value[p], 0);
-				guest_halt();
-			}
-		}
-		t1 = guest_rdtsc();
-
-		*s = (struct churn_sample) {
-			.op = op, .cls = cls, .dir = dir, .off = off,
-			.converted = converted, .total = t1 - t0,
-			.copied = copy ? 2 * size : 0,
-		};
-		for (p = first; p < first + n; p++)
-			c->state[p] = target;
-		churn_verify(c, op, first, n);
+		/* to the opposite of the first page's state */
+		churn_one(c, op, cls, first, n, !c->state[first]);
 		churn_fill(c, op, first, n);
 		c->a.nsamples = op + 1;
 		c->a.done_convs = op + 1;

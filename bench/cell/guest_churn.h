@@ -24,6 +24,12 @@
 
 /* first argument of the UCALL_SYNC of a mark: op index, mark index */
 #define GUEST_SYNC_CHURN_MARK	0x4d41524b
+/*
+ * --workload=split: make [gpa, + len) whole again: the host punches it
+ * out of the private fd (the guest then writes it, and the kernel
+ * allocates it afresh, huge where it can); op index, gpa, len
+ */
+#define GUEST_SYNC_CHURN_RESET	0x52534554
 
 /* one operation, as the guest timed it */
 struct churn_sample {
@@ -34,6 +40,8 @@ struct churn_sample {
 	uint64_t converted;	/* pages whose state changed */
 	uint64_t total;		/* guest TSC: request .. range usable */
 	uint64_t copied;	/* bytes the guest copied (aside and back) */
+	/* split events: touching the rest of the range after the split */
+	uint64_t rest;
 };
 
 struct churn_args {
@@ -50,6 +58,7 @@ struct churn_args {
 	uint64_t *value;
 	struct churn_sample *samples;	/* ops entries */
 	uint64_t scratch_size;	/* a.scratch's: the largest class (copies) */
+	uint32_t events;	/* --workload=split */
 };
 
 void guest_churn_main(struct churn_args *c);

@@ -36,7 +36,9 @@
 # boots, one more boot per kernel runs convbench --workload=churn, every
 # mode this many times in a fresh VM, into RUN/churn/ and
 # RUN/gmem/churn/; 0: none), BENCH_CHURN_OPS (2000 conversions per
-# round, a 64M range).
+# round, a 64M range), BENCH_SPLIT_EVENTS (100: then in the same boot
+# convbench --workload=split, the split and the merge as events, as
+# many rounds, into RUN/split/ and RUN/gmem/split/).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -90,6 +92,9 @@ churn_ops=${BENCH_CHURN_OPS:-2000}
 case $churn_rounds in ''|*[!0-9]*) echo "run-bench: BENCH_CHURN_ROUNDS expects a whole number from 0 to 64, got '$churn_rounds'" >&2; exit 2 ;; esac
 [ "$churn_rounds" -le 64 ] || { echo "run-bench: BENCH_CHURN_ROUNDS expects a whole number from 0 to 64, got '$churn_rounds'" >&2; exit 2; }
 case $churn_ops in ''|0|*[!0-9]*) echo "run-bench: BENCH_CHURN_OPS expects a whole number from 1, got '$churn_ops'" >&2; exit 2 ;; esac
+case ${BENCH_SPLIT_EVENTS:-100} in ''|0|*[!0-9]*) echo "run-bench: BENCH_SPLIT_EVENTS expects a whole number from 1, got '${BENCH_SPLIT_EVENTS:-}'" >&2; exit 2 ;; esac
+# split events: two conversions each
+churn_events=$(( 2 * ${BENCH_SPLIT_EVENTS:-100} ))
 
 kinds=${BENCH_MODES:-v5,gmem}
 case $kinds in
@@ -226,21 +231,25 @@ while read -r _ id _ k _ kind _ _ _ tf _ mfirst _ _; do
 done <<<"$boots"
 
 # huge pages over time: one boot of KDIR running convbench
-# --workload=churn in MODES, its folder into DEST/churn (with the boot's
-# console and vm.env); 0, or 1 when it failed (what it wrote is kept)
+# --workload=churn in MODES, then --workload=split (the split and the
+# range made uniform again, timed as events), their folders into
+# DEST/churn and DEST/split (with the boot's console and vm.env in
+# churn/); 0, or 1 when it failed (what it wrote is kept)
 churn_boot() {	# KDIR MODES DEST
 	local vmout=$work/vm-churn-${2//,/-} rc f
+	local common="--mode=$2 --rounds=$churn_rounds --seed=$seed"
 	set +e
 	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 --add "$cb" \
 		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- /bin/convbench --workload=churn --mode="$2" \
-		--rounds="$churn_rounds" --churn-ops="$churn_ops" \
-		--seed="$seed" --out=/out/churn 2>&1 | sed -u 's/^/  | /' >&2
+		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split" \
+		2>&1 | sed -u 's/^/  | /' >&2
 	rc=${PIPESTATUS[0]}
 	set -e
 	mkdir -p "$3"
-	[ -d "$vmout/churn" ] && cp -r "$vmout/churn" "$3/"
+	for f in churn split; do
+		[ -d "$vmout/$f" ] && cp -r "$vmout/$f" "$3/"
+	done
 	mkdir -p "$3/churn"
 	for f in console.log vm.env; do
 		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$3/churn/"

@@ -137,7 +137,8 @@ crc=$?
 grep -q "the custom kernel $k1 runs the gmem modes" "$tmp/custom.err"
 said=$?
 # the gmem run also has make bench's churn boot: two rounds, short
-grun=$(bench gmem BENCH_MODES=gmem BENCH_CHURN_ROUNDS=2 BENCH_CHURN_OPS=60)
+grun=$(bench gmem BENCH_MODES=gmem BENCH_CHURN_ROUNDS=2 BENCH_CHURN_OPS=60 \
+	BENCH_SPLIT_EVENTS=10)
 grc=$?
 [ $crc = 0 ] || tail -n 5 "$tmp/custom.err" | sed 's/^/# custom: /'
 [ $grc = 0 ] || tail -n 5 "$tmp/gmem.err" | sed 's/^/# gmem: /'
@@ -154,8 +155,10 @@ tap_ok $? "run-bench.sh BENCH_KERNEL=custom: 4 boots of the custom kernel in gme
 	[ "$(grep -c '"round":' "$grun/churn/churn.json" 2>/dev/null)" = 2 ] &&
 	[ "$(grep -c '^gmem,' "$grun/churn/churn-ops.csv")" = 120 ] &&
 	grep -q "^Huge pages under conversion churn" "$tmp/grep.txt" &&
-	grep -qE "^  gmem +[0-9.]+%" "$tmp/grep.txt"
-tap_ok $? "make bench's churn boot: 2 gmem rounds of 60 conversions, the report's churn section; none with BENCH_CHURN_ROUNDS=0"
+	grep -qE "^  gmem +[0-9.]+%" "$tmp/grep.txt" &&
+	[ "$(grep -c '^gmem,[01],[0-9]*,split,' "$grun/split/events.csv")" = 20 ] &&
+	grep -qE "^  gmem +split +[0-9.]+ " "$tmp/grep.txt"
+tap_ok $? "make bench's churn boot: 2 gmem rounds of 60 conversions and of 10 split events, the report's sections; none with BENCH_CHURN_ROUNDS=0"
 sed -n '/^Huge pages under conversion churn/,/^$/p' "$tmp/grep.txt" | sed 's/^/# /'
 
 "$CR" --compare --conf=99.9 "$grun" "$crun" > "$tmp/cmp.txt" 2>&1

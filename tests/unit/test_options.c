@@ -334,13 +334,23 @@ static void test_churn(void)
 	refused("--churn-mix=4K:1,4K:2", "--churn-mix");
 	refused("--churn-mix=4K:1,,8K:1", "--churn-mix");
 	refused("--churn-mix=4K:1,8K:1,12K:1,16K:1,20K:1,24K:1,28K:1,32K:1,36K:1", "--churn-mix");
-	refused("--churn-ops=5", "--workload=churn");
+	refused("--churn-ops=5", "--workload=churn or split");
 	refused_with("--workload=churn", "--size=4K", "--size");
 	refused_with("--workload=churn", "--iterations=5", "--iterations");
 	refused_with("--workload=churn", "--trigger=implicit", "--trigger");
 	refused_with("--workload=churn", "--no-preserve", "--no-preserve");
 	refused_with("--workload=churn", "--trace", "--trace");
 	refused_with("--workload=churn", "--direction=to-shared", "--direction");
+	r = parse(&env, err, sizeof(err), "--workload=split", NULL);
+	tap_result(!r && env.churn && env.churn_p.events &&
+		   env.churn_p.range == 2 << 20 && env.churn_p.ops == 400,
+		   "--workload=split: events on a 2M range, 200 of them (400 conversions)");
+	r = parse(&env, err, sizeof(err), "--churn-ops=10", "--churn-range=4M",
+		  "--workload=split", NULL);
+	tap_result(!r && env.churn_p.events && env.churn_p.range == 4 << 20 &&
+		   env.churn_p.ops == 10,
+		   "--workload=split keeps --churn-range and --churn-ops given before it");
+	refused_with("--workload=split", "--size=4K", "--workload=split");
 	r = parse(&env, err, sizeof(err), "--workload=churn",
 		  "--churn-range=2M", "--churn-mix=4K:1,2M:1", NULL);
 	tap_result(!r, "a 2M range takes a 2M class");

@@ -105,5 +105,44 @@ grep '^inplace,' "$work/a.seq" | cut -d, -f2- >"$work/a.in"
 [ -s "$work/a.de" ] && cmp -s "$work/a.de" "$work/a.in"
 tap_ok $? "destructive and inplace run the same sequence"
 
+# --- split and merge as events (--workload=split): 20 events a mode
+"$CB" --workload=split --mode=destructive,inplace --rounds=1 --churn-ops=40 \
+	--stall-timeout=30 --out="$work/ev" >"$work/ev.txt" 2>&1
+rc=$?
+tap_ok $rc "--workload=split of both modes exits 0 (got $rc)"
+sed 's/^/# /' "$work/ev.txt" | grep -v '^# convbench: churn' | head -n 6
+ev=$work/ev/events.csv
+for m in destructive inplace; do
+	cnt=$(grep -c "^$m,0,[0-9]*,split," "$ev" 2>/dev/null)
+	cnu=$(grep -c "^$m,0,[0-9]*,uniform," "$ev" 2>/dev/null)
+	[ "$cnt" = 20 ] && [ "$cnu" = 20 ]
+	tap_ok $? "$m: 20 split and 20 uniform events in events.csv ($cnt, $cnu)"
+	# a split after the range was made whole: the 2M entry goes, the
+	# folio is split once, the 4K piece's fault maps 4K entries
+	awk -F, -v m=$m 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == m && $4 == "split" { n++
+			if ($col["whole_before"] == 1 && $col["pages_2m_delta"] == -1 &&
+			    $col["thp_splits"] >= 1 && $col["pages_4k_delta"] >= 1) good++ }
+		END { exit !(n > 0 && good >= n * 0.9) }' "$ev"
+	tap_ok $? "$m: a split event after a whole 2M range zaps the 2M entry and splits the folio (>= 90% of $cnt)"
+	# the split's deferred work: the rest of the 2M faults in 4K
+	awk -F, -v m=$m 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == m && $4 == "rest" { n++
+			if ($col["whole_before"] == 1 && $col["pages_4k_delta"] == 511 &&
+			    $col["npt_faults"] >= 511) good++ }
+		END { exit !(n == 20 && good >= n * 0.9) }' "$ev"
+	tap_ok $? "$m: after a split the rest of the 2M faults in 4K: 511 entries, 511 faults"
+done
+# in place, the range made uniform again stays 4K: no merge back, no
+# 2M entry comes back, nothing split
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$1 == "inplace" && $4 == "uniform" { n++
+		if ($col["pages_2m_delta"] == 0 && $col["thp_splits"] == 0) good++ }
+	END { exit !(n == 20 && good == n) }' "$ev"
+tap_ok $? "inplace: the uniform event maps no 2M entry again and splits nothing (no merge back)"
+grep -q '"kind": "split"' "$work/ev/churn.json" &&
+	grep -q '"work_median"' "$work/ev/churn.json"
+tap_ok $? "churn.json has the events, their p50 and median work"
+
 rm -rf "$work"
 tap_finish
