@@ -212,3 +212,74 @@ void print_split(FILE *f, const struct run *r)
 		text_wrap(f, "  ", "  ", line);
 	}
 }
+
+/* a (geometric) mean over rounds with its interval, "%.2f (lo..hi)" */
+static const char *mean_ci(const struct jv *x, const char *fmt, char *buf,
+			   size_t len)
+{
+	double m = jv_num(jv_get(x, "geomean"), jv_num(jv_get(x, "mean"), NAN));
+	double lo = jv_num(jv_get(x, "ci95_lo"), NAN);
+	double hi = jv_num(jv_get(x, "ci95_hi"), NAN);
+	char a[24], b[24], c[24];
+
+	snprintf(a, sizeof(a), fmt, m);
+	snprintf(b, sizeof(b), fmt, lo);
+	snprintf(c, sizeof(c), fmt, hi);
+	if (isnan(m))
+		snprintf(buf, len, "-");
+	else if (isnan(lo) || isnan(hi))
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s (%s..%s)", a, b, c);
+	return buf;
+}
+
+void print_accept(FILE *f, const struct run *r)
+{
+	static const char *const where[] = { "accept", "gmem/accept" };
+	char path[4096], err[256], line[512], a[96];
+	struct jv *j[2] = { NULL, NULL };
+	unsigned int i, n = 0;
+	size_t k;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s/churn.json", r->dir, where[i]);
+		j[i] = jsonr_load(path, err, sizeof(err));
+		n += j[i] && jv_get(j[i], "accept");
+	}
+	if (n) {
+		const struct jv *ac = jv_get(j[0] ? j[0] : j[1], "accept");
+
+		fprintf(f, "\n");
+		text_line(f, "A boot's conversion storm (--workload=accept):");
+		snprintf(line, sizeof(line), "%.0fM made shared (untimed), then "
+			 "private chunk by chunk (accept: a guest accepting its "
+			 "memory) and shared again chunk by chunk (pool: a "
+			 "swiotlb pool set up), zeroes expected; a fresh VM per "
+			 "chunk size. Per MiB: the summed latencies (95%% "
+			 "interval over rounds), userspace exits and NPT faults.",
+			 jv_num(jv_get(ac, "range_bytes"), 0) / (1 << 20));
+		text_wrap(f, "  ", "  ", line);
+		text_line(f, "  %-11s %-5s %-6s %-24s %8s %8s", "mode", "chunk",
+			  "sweep", "ms/MiB (95% CI)", "exits", "faults");
+	}
+	for (i = 0; i < 2; i++) {
+		const struct jv *sw = jv_get(jv_get(j[i], "accept"), "sweeps");
+		const char *last = "";
+
+		for (k = 0; k < jv_len(sw); k++) {
+			const struct jv *x = jv_at(sw, k);
+			const char *mode = jv_str(jv_get(x, "mode"), "?");
+
+			text_line(f, "  %-11s %-5s %-6s %-24s %8.1f %8.1f",
+				  strcmp(mode, last) ? mode : "",
+				  jv_str(jv_get(x, "chunk"), "?"),
+				  jv_str(jv_get(x, "sweep"), "?"),
+				  mean_ci(jv_get(x, "ms_per_mib"), "%.2f", a, sizeof(a)),
+				  jv_num(jv_get(jv_get(x, "exits_per_mib"), "mean"), NAN),
+				  jv_num(jv_get(jv_get(x, "npt_faults_per_mib"), "mean"), NAN));
+			last = mode;
+		}
+		jsonr_free(j[i]);
+	}
+}

@@ -23,6 +23,8 @@ void print_hyperfine(FILE *f, const struct run *r);
 void print_churn(FILE *f, const struct run *r);
 /* and their split events: RUN/split/ and RUN/gmem/split/ */
 void print_split(FILE *f, const struct run *r);
+/* and their accept sweeps: RUN/accept/ and RUN/gmem/accept/ */
+void print_accept(FILE *f, const struct run *r);
 /* why probe was not traced in r, or NULL */
 const char *not_traced(const struct run *r, const char *probe);
 /* calls, exclusive ns and conversions of probe in (mode, size) ones */

@@ -857,6 +857,20 @@ grep -qx '  inplace     split    534.7 (529.7..539.7)      1   -1   +1     1    
 	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
 tap_ok $? "the split section: each event's p50 and interval, its median work, gmem named as never whole"
 sed -n '/^Split and merge/,/^  gmem:/p' "$ch/report.txt" | sed 's/^/# /'
+# the accept sweeps: per MiB, with the interval of the latency
+mkdir -p "$ch/accept"
+sweep() {	# sweep MODE CHUNK SWEEP MS LO HI EXITS FAULTS
+	printf '{ "mode": "%s", "chunk": "%s", "sweep": "%s", "ms_per_mib": { "geomean": %s, "ci95_lo": %s, "ci95_hi": %s }, "exits_per_mib": { "mean": %s }, "npt_faults_per_mib": { "mean": %s } }' "$@"
+}
+printf '{ "accept": { "range_bytes": 67108864, "sweeps": [ %s, %s ] } }\n' \
+	"$(sweep inplace 4K accept 36.28 35.1 37.5 256 256)" \
+	"$(sweep inplace 2M pool 0.43 0.41 0.45 0.5 0.5)" > "$ch/accept/churn.json"
+"$CR" -q "$ch" > /dev/null 2>&1
+grep -qx '  inplace     4K    accept 36.28 (35.10..37.50)        256.0    256.0' "$ch/report.txt" &&
+	grep -qx '              2M    pool   0.43 (0.41..0.45)             0.5      0.5' "$ch/report.txt" &&
+	grep -q '^  64M made shared (untimed), then' "$ch/report.txt" &&
+	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
+tap_ok $? "the accept section: ms per MiB with its interval, exits and faults per MiB, per mode, chunk and sweep"
 
 # --- the README's tables: what convreport prints from the committed runs
 (cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" README.md) > "$tmp/readme.out" 2>&1

@@ -65,6 +65,14 @@ struct churn_params {
 	 * (the range uniform again), a mark before and after each
 	 */
 	bool events;
+	/*
+	 * --workload=accept: a boot's conversion storm: the range made
+	 * shared (untimed), then made private chunk by chunk (the guest
+	 * accepting its memory), then shared again chunk by chunk (a
+	 * swiotlb pool set up), a cell per chunk size (size[0] alone);
+	 * the content need not survive: zeroes expected
+	 */
+	bool accept;
 	unsigned int nclasses;
 	uint64_t size[CHURN_CLASSES];
 	uint32_t weight[CHURN_CLASSES];

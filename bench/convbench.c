@@ -210,38 +210,54 @@ static unsigned int usable_modes(const struct env *env, struct report *rep,
  */
 static int run_churn(const struct env *env, struct report *rep)
 {
+	const struct churn_params *cp = &env->churn_p;
 	bool modes[MODE_NR] = { false };
-	unsigned int nm = 0, order[MODE_NR], m, i, round, failed = 0;
+	unsigned int nm = 0, order[MODE_NR], m, i, k, round, failed = 0;
 	unsigned int unavailable = usable_modes(env, rep, modes);
+	unsigned int ncls = cp->accept ? cp->nclasses : 1;
+	struct churn_params per[CHURN_CLASSES];
 	struct cell_result *res;
+	char sz[32];
 	size_t n = 0;
 	int r;
 
 	for (m = 0; m < MODE_NR; m++)
 		if (modes[m])
 			order[nm++] = m;
-	res = calloc(env->rounds * nm + 1, sizeof(*res));
+	/* accept: a cell per chunk size, its sweeps' conversions */
+	for (k = 0; k < ncls; k++) {
+		per[k] = *cp;
+		if (!cp->accept)
+			continue;
+		per[k].nclasses = 1;
+		per[k].size[0] = cp->size[k];
+		per[k].weight[0] = 1;
+		per[k].ops = 1 + 2 * (cp->range / cp->size[k]);
+	}
+	res = calloc(env->rounds * nm * ncls + 1, sizeof(*res));
 	if (!res)
 		return 1;
 	for (round = 0; round < env->rounds && !cell_stop_requested(); round++)
-		for (i = 0; i < nm && !cell_stop_requested(); i++) {
+		for (i = 0; i < nm * ncls && !cell_stop_requested(); i++) {
 			struct cell_params p = {
 				.round = env->first_round + round,
-				.mode = order[(i + round) % nm],
-				.size = env->churn_p.range,
+				.mode = order[(i / ncls + round) % nm],
+				.size = cp->range,
 				.dir_mask = DIRS_ROUNDTRIP,
 				.trigger = TRIGGER_EXPLICIT,
-				.preserve = true,
+				.preserve = !cp->accept,
 				.vcpus = env->vcpus,
 				.seed = env->seed,
 				.stall_s = env->stall_s,
 				.max_exits = env->max_exits,
 				.verbose = env->verbose,
-				.churn = &env->churn_p,
+				.churn = &per[i % ncls],
 			};
 
-			fprintf(stderr, "convbench: churn: round %u, %s\n",
-				p.round, conv_mode_name(p.mode));
+			fprintf(stderr, "convbench: churn: round %u, %s%s%s\n",
+				p.round, conv_mode_name(p.mode),
+				cp->accept ? ", chunks of " : "",
+				cp->accept ? size_str(p.churn->size[0], sz, sizeof(sz)) : "");
 			r = cell_run(&p, &res[n]);
 			if (r) {
 				fprintf(stderr, "convbench: churn: round %u, %s: %s\n",

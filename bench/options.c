@@ -245,6 +245,7 @@ struct opt_ctx {
 	bool have_size;		/* --size given (not with --workload=churn) */
 	bool have_churn;	/* a --churn-* option given */
 	bool have_range, have_ops;	/* --churn-range, --churn-ops given */
+	bool have_mix;			/* --churn-mix given */
 };
 
 struct opt {
@@ -474,8 +475,10 @@ static int opt_trace(const struct opt *o, const char *arg, struct opt_ctx *c)
 static int opt_workload(const struct opt *o, const char *arg,
 			struct opt_ctx *c)
 {
-	c->env->churn = !strcmp(arg, "churn") || !strcmp(arg, "split");
+	c->env->churn = !strcmp(arg, "churn") || !strcmp(arg, "split") ||
+			!strcmp(arg, "accept");
 	c->env->churn_p.events = !strcmp(arg, "split");
+	c->env->churn_p.accept = !strcmp(arg, "accept");
 	if (!c->env->churn && strcmp(arg, "conversion"))
 		return bad(c->err, o->name, arg, o->expected);
 	return 0;
@@ -512,7 +515,7 @@ static int opt_churn_mix(const struct opt *o, const char *arg,
 			goto fail;
 		*w++ = 0;
 		size = size_parse(tok);
-		if (!size || size % 4096 || size > (2ULL << 20) ||
+		if (!size || size % 4096 || size > (1ULL << 30) ||
 		    parse_uint(w, 1, 1000, &weight))
 			goto fail;
 		for (i = 0; i < n; i++)
@@ -523,7 +526,7 @@ static int opt_churn_mix(const struct opt *o, const char *arg,
 	}
 	free(copy);
 	cp->nclasses = n;
-	c->have_churn = true;
+	c->have_churn = c->have_mix = true;
 	return 0;
 fail:
 	free(copy);
@@ -603,7 +606,7 @@ static const struct opt opts[] = {
 	{ OPT("vm-timeout", REQ, opt_uint), FIELD(vm_timeout_s), .min = 1,
 	  .max = 86400, .expected = "seconds from 1 to 86400" },
 	{ OPT("workload", REQ, opt_workload),
-	  .expected = "conversion, churn or split" },
+	  .expected = "conversion, churn, split or accept" },
 	{ OPT("churn-range", REQ, opt_churn_range),
 	  .expected = "a multiple of 2M from 2M to 1G, e.g. 64M" },
 	{ OPT("churn-ops", REQ, opt_churn_uint), FIELD(churn_p.ops), .min = 1,
@@ -612,7 +615,7 @@ static const struct opt opts[] = {
 	  .min = 1, .max = 1000000,
 	  .expected = "a whole number from 1 to 1000000" },
 	{ OPT("churn-mix", REQ, opt_churn_mix),
-	  .expected = "SIZE:WEIGHT pairs, sizes multiples of 4K up to 2M, each once, weights 1 to 1000, at most 8, e.g. 4K:35,16K:25,64K:30,2M:10" },
+	  .expected = "SIZE:WEIGHT pairs, sizes multiples of 4K up to 1G, each once, weights 1 to 1000, at most 8, e.g. 4K:35,16K:25,64K:30,2M:10" },
 	{ OPT("verbose", no_argument, opt_flag), .short_name = 'v',
 	  FIELD(verbose), .min = true },
 	{ OPT("help", no_argument, opt_help), .short_name = 'h' },
@@ -729,17 +732,29 @@ static int check_churn(const struct opt_ctx *c)
 		env->churn_p.range = 2ULL << 20;
 	if (env->churn_p.events && !c->have_ops)
 		env->churn_p.ops = 400;
+	/* accept: 256M, in chunks of 4K, 2M and 4M, unless asked */
+	if (env->churn_p.accept && !c->have_range)
+		env->churn_p.range = 256ULL << 20;
+	if (env->churn_p.accept && !c->have_mix)
+		env->churn_p = (struct churn_params) {
+			.range = env->churn_p.range, .accept = true,
+			.ops = env->churn_p.ops, .interval = env->churn_p.interval,
+			.nclasses = 3, .size = { 4096, 2ULL << 20, 4ULL << 20 },
+			.weight = { 1, 1, 1 },
+		};
 	if (c->have_size)
 		what = "--size (the range is --churn-range, the sizes --churn-mix)";
 	else if (env->churn_p.events && env->vcpus != 1)
 		what = "--vcpus above 1 (an event's work is the VM's counts: one vCPU)";
+	else if (env->churn_p.accept && (c->have_ops || env->churn_p.interval != 250))
+		what = "--churn-ops or --churn-interval (a sweep converts the range once each way, chunk by chunk)";
 	else if (c->have_iter || env->duration_s > 0)
 		what = "--iterations, --iterations-at or --duration (the sequence is --churn-ops long)";
 	else if (env->trigger != TRIGGER_EXPLICIT)
 		what = "--trigger=implicit (churn converts by hypercall)";
 	else if (env->dir_mask != DIRS_ROUNDTRIP)
 		what = "--direction (an operation converts its range to the opposite of its first page's state)";
-	else if (!env->preserve)
+	else if (!env->preserve && !env->churn_p.accept)
 		what = "--no-preserve (churn verifies that every page keeps its data)";
 	else if (env->trace || env->counts)
 		what = "--trace or --counts";
@@ -747,14 +762,20 @@ static int check_churn(const struct opt_ctx *c)
 		what = "--design, --merge or --inject";
 	if (what) {
 		fprintf(c->err, "convbench: --workload=%s does not take %s\n",
+			env->churn_p.accept ? "accept" :
 			env->churn_p.events ? "split" : "churn", what);
 		return 2;
 	}
-	for (i = 0; i < env->churn_p.nclasses; i++)
+	for (i = 0; i < env->churn_p.nclasses; i++) {
 		if (env->churn_p.size[i] > env->churn_p.range) {
 			fprintf(c->err, "convbench: --churn-mix: a size is larger than --churn-range\n");
 			return 2;
 		}
+		if (env->churn_p.accept && env->churn_p.range % env->churn_p.size[i]) {
+			fprintf(c->err, "convbench: --workload=accept: each --churn-mix size (a chunk) must divide --churn-range\n");
+			return 2;
+		}
+	}
 	return 0;
 }
 

@@ -248,6 +248,7 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 		.hang_k = GUEST_NO_HANG,
 	};
 	ca->events = cp->events;
+	ca->accept = cp->accept;
 	ca->ops = cp->ops;
 	ca->interval = cp->interval;
 	ca->nclasses = cp->nclasses;

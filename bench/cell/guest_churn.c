@@ -93,8 +93,12 @@ static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 	uint64_t off = first * GUEST_CONV_PAGE, size = n * GUEST_CONV_PAGE;
 	uint64_t p, t0, t1, got, ret, converted = 0;
 
-	for (p = first; p < first + n; p++)
+	for (p = first; p < first + n; p++) {
 		converted += c->state[p] != target;
+		/* without preserve, a converted page reads zeroes after */
+		if (!c->a.preserve && c->state[p] != target)
+			c->value[p] = 0;
+	}
 	t0 = guest_rdtsc();
 	if (copy)
 		churn_copy64((void *)c->a.scratch, (void *)(c->a.base + off),
@@ -171,6 +175,32 @@ static GUEST_CODE void churn_events(struct churn_args *c, uint64_t *mark)
 	}
 }
 
+/*
+ * --workload=accept: op 0 makes the range shared (setup), then ops 1 ..
+ * chunks to private chunk by chunk (accept), then as many back to shared
+ * (pool); marks before the first sweep, between and after the second
+ */
+static GUEST_CODE void churn_accept(struct churn_args *c, uint64_t *mark)
+{
+	uint64_t npages = c->a.size / GUEST_CONV_PAGE;
+	uint64_t n = c->cls_size[0] / GUEST_CONV_PAGE, chunks = npages / n;
+	uint64_t op = 0, k;
+	uint8_t target;
+
+	churn_fill(c, ~0ULL, 0, npages);
+	churn_one(c, op++, 0, 0, npages, 1);
+	for (target = 0; target < 2 && !c->a.stop; target++) {
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op, (*mark)++,
+			    0, 0, 0);
+		for (k = 0; k < chunks && !c->a.stop; k++) {
+			churn_one(c, op, 0, k * n, n, target);
+			c->a.nsamples = ++op;
+			c->a.done_convs = op;
+		}
+	}
+	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op, (*mark)++, 0, 0, 0);
+}
+
 GUEST_CODE void guest_churn_main(struct churn_args *c)
 {
 	uint64_t rng = c->a.seed | 1, npages = c->a.size / GUEST_CONV_PAGE;
@@ -189,8 +219,11 @@ GUEST_CODE void guest_churn_main(struct churn_args *c)
 	for (p = 0; p < c->scratch_size; p += GUEST_CONV_PAGE)
 		guest_write64(c->a.scratch + p, 0);
 	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 0, mark++, 0, 0, 0);
-	if (c->events) {
-		churn_events(c, &mark);
+	if (c->events || c->accept) {
+		if (c->events)
+			churn_events(c, &mark);
+		else
+			churn_accept(c, &mark);
 		GUEST_DONE();
 		return;
 	}

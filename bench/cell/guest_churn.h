@@ -59,6 +59,7 @@ struct churn_args {
 	struct churn_sample *samples;	/* ops entries */
 	uint64_t scratch_size;	/* a.scratch's: the largest class (copies) */
 	uint32_t events;	/* --workload=split */
+	uint32_t accept;	/* --workload=accept */
 };
 
 void guest_churn_main(struct churn_args *c);

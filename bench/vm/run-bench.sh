@@ -38,7 +38,10 @@
 # RUN/gmem/churn/; 0: none), BENCH_CHURN_OPS (2000 conversions per
 # round, a 64M range), BENCH_SPLIT_EVENTS (100: then in the same boot
 # convbench --workload=split, the split and the merge as events, as
-# many rounds, into RUN/split/ and RUN/gmem/split/).
+# many rounds, into RUN/split/ and RUN/gmem/split/), BENCH_ACCEPT_MB
+# (64: then convbench --workload=accept, a boot's conversion storm over
+# that many MiB in chunks of 4K, 2M and 4M, into RUN/accept/ and
+# RUN/gmem/accept/).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -95,6 +98,10 @@ case $churn_ops in ''|0|*[!0-9]*) echo "run-bench: BENCH_CHURN_OPS expects a who
 case ${BENCH_SPLIT_EVENTS:-100} in ''|0|*[!0-9]*) echo "run-bench: BENCH_SPLIT_EVENTS expects a whole number from 1, got '${BENCH_SPLIT_EVENTS:-}'" >&2; exit 2 ;; esac
 # split events: two conversions each
 churn_events=$(( 2 * ${BENCH_SPLIT_EVENTS:-100} ))
+accept_mb=${BENCH_ACCEPT_MB:-64}
+case $accept_mb in ''|0|*[!0-9]*) echo "run-bench: BENCH_ACCEPT_MB expects a whole number of MiB, a multiple of 4 from 4 to 1024, got '$accept_mb'" >&2; exit 2 ;; esac
+{ [ $((accept_mb % 4)) = 0 ] && [ "$accept_mb" -le 1024 ]; } ||
+	{ echo "run-bench: BENCH_ACCEPT_MB expects a whole number of MiB, a multiple of 4 from 4 to 1024, got '$accept_mb'" >&2; exit 2; }
 
 kinds=${BENCH_MODES:-v5,gmem}
 case $kinds in
@@ -232,9 +239,10 @@ done <<<"$boots"
 
 # huge pages over time: one boot of KDIR running convbench
 # --workload=churn in MODES, then --workload=split (the split and the
-# range made uniform again, timed as events), their folders into
-# DEST/churn and DEST/split (with the boot's console and vm.env in
-# churn/); 0, or 1 when it failed (what it wrote is kept)
+# range made uniform again, timed as events) and --workload=accept (a
+# boot's conversion storm), their folders into DEST/churn, DEST/split
+# and DEST/accept (with the boot's console and vm.env in churn/); 0, or
+# 1 when it failed (what it wrote is kept)
 churn_boot() {	# KDIR MODES DEST
 	local vmout=$work/vm-churn-${2//,/-} rc f
 	local common="--mode=$2 --rounds=$churn_rounds --seed=$seed"
@@ -242,12 +250,12 @@ churn_boot() {	# KDIR MODES DEST
 	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 --add "$cb" \
 		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split" \
+		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept" \
 		2>&1 | sed -u 's/^/  | /' >&2
 	rc=${PIPESTATUS[0]}
 	set -e
 	mkdir -p "$3"
-	for f in churn split; do
+	for f in churn split accept; do
 		[ -d "$vmout/$f" ] && cp -r "$vmout/$f" "$3/"
 	done
 	mkdir -p "$3/churn"

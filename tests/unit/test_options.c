@@ -330,7 +330,8 @@ static void test_churn(void)
 	refused("--churn-mix=4K", "--churn-mix");
 	refused("--churn-mix=4K:0", "--churn-mix");
 	refused("--churn-mix=6K:1", "--churn-mix");
-	refused("--churn-mix=4M:1", "--churn-mix");
+	refused("--churn-mix=2G:1", "--churn-mix");
+	refused_with("--workload=churn", "--churn-mix=128M:1", "--churn-mix");
 	refused("--churn-mix=4K:1,4K:2", "--churn-mix");
 	refused("--churn-mix=4K:1,,8K:1", "--churn-mix");
 	refused("--churn-mix=4K:1,8K:1,12K:1,16K:1,20K:1,24K:1,28K:1,32K:1,36K:1", "--churn-mix");
@@ -356,7 +357,20 @@ static void test_churn(void)
 	tap_result(!r, "a 2M range takes a 2M class");
 	r = parse(&env, err, sizeof(err), "--workload=churn",
 		  "--churn-range=2M", "--churn-mix=4K:1,4M:1", NULL);
-	tap_result(r == 2, "a class larger than 2M is refused");
+	tap_result(r == 2, "a class larger than the range is refused");
+	r = parse(&env, err, sizeof(err), "--workload=accept", NULL);
+	tap_result(!r && env.churn_p.accept && env.churn_p.range == 256 << 20 &&
+		   env.churn_p.nclasses == 3 && env.churn_p.size[0] == 4096 &&
+		   env.churn_p.size[2] == 4 << 20,
+		   "--workload=accept: 256M in chunks of 4K, 2M and 4M");
+	r = parse(&env, err, sizeof(err), "--workload=accept", "--no-preserve",
+		  "--churn-range=8M", "--churn-mix=64K:1", NULL);
+	tap_result(!r && env.churn_p.range == 8 << 20 && env.churn_p.nclasses == 1 &&
+		   env.churn_p.size[0] == 65536, "--workload=accept takes a range and chunks");
+	refused_with("--workload=accept", "--churn-ops=9", "--churn-ops");
+	r = parse(&env, err, sizeof(err), "--workload=accept",
+		  "--churn-range=6M", "--churn-mix=4M:1", NULL);
+	tap_result(r == 2 && strstr(err, "divide"), "an accept chunk must divide the range");
 }
 
 int main(void)

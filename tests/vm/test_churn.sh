@@ -7,7 +7,7 @@
 # KVM's counts, the range whole and 2M-mapped at the start, the in-place
 # variant's splits never merged back (coverage falls, splits counted),
 # and a sequence that replays from its seed (and another seed that does
-# not).
+# not); split events with their work; an accept sweep's work per MiB.
 # busybox sh; TAP lines and a closing "N passed, N failed" line.
 
 cd "$(dirname "$0")" || exit 1
@@ -143,6 +143,24 @@ tap_ok $? "inplace: the uniform event maps no 2M entry again and splits nothing 
 grep -q '"kind": "split"' "$work/ev/churn.json" &&
 	grep -q '"work_median"' "$work/ev/churn.json"
 tap_ok $? "churn.json has the events, their p50 and median work"
+
+# --- a boot's conversion storm (--workload=accept): 8M in chunks of 4K,
+# 2M and 4M, made private chunk by chunk and shared again
+"$CB" --workload=accept --mode=destructive,inplace --rounds=1 \
+	--churn-range=8M --stall-timeout=30 --out="$work/acc" >"$work/acc.txt" 2>&1
+rc=$?
+tap_ok $rc "--workload=accept of both modes exits 0 (got $rc)"
+acc=$work/acc/accept.csv
+[ "$(grep -c '^[a-z]*,0,[0-9]*,\(accept\|pool\),' "$acc" 2>/dev/null)" = 12 ]
+tap_ok $? "accept.csv: 2 modes x 3 chunk sizes x 2 sweeps"
+# 4K chunks: one exit and one NPT fault per conversion, 256 per MiB;
+# a 2M or 4M chunk of the v5 modes' huge private fd: a fault per 2M
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["chunk_bytes"] == 4096 { n4++; if ($col["conversions"] == 2048 && $col["exits_per_mib"] == 256 && $col["npt_faults_per_mib"] >= 256) ok4++ }
+	$col["chunk_bytes"] >= 2097152 { nb++; if ($col["npt_faults_per_mib"] <= 1 && $col["exits_per_mib"] <= 0.5) okb++ }
+	END { exit !(n4 == 4 && ok4 == 4 && nb == 8 && okb == 8) }' "$acc"
+tap_ok $? "accept: 4K chunks take an exit and a fault per 4K; 2M and 4M chunks a fault per 2M"
+sed 's/^/# /' "$acc" | cut -d, -f1-9 | head -n 13
 
 rm -rf "$work"
 tap_finish
