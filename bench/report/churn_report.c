@@ -248,7 +248,10 @@ static void json_class(struct jsonw *w, const char *key,
 	jsonw_obj_close(w);
 }
 
-/* mean and 95% t interval over rounds (NaN bounds with one round) */
+/*
+ * mean and 95% t interval over rounds (NaN bounds with one round); a
+ * share's (a key starting with "coverage") is cut to [0, 1]
+ */
 static void json_over_rounds(struct jsonw *w, const char *key,
 			     const double *v, size_t n, bool geometric)
 {
@@ -260,6 +263,10 @@ static void json_over_rounds(struct jsonw *w, const char *key,
 		stats_mean_ci_t(v, n, 0.95, &m, &lo, &hi);
 	else if (n == 1)
 		m = v[0];
+	if (!strncmp(key, "coverage", 8)) {
+		lo = lo < 0 ? 0 : lo;
+		hi = hi > 1 ? 1 : hi;
+	}
 	jsonw_key(w, key);
 	jsonw_obj_open(w);
 	jsonw_kv_double(w, geometric ? "geomean" : "mean", m);
