@@ -132,6 +132,55 @@ static void cell_free(struct cell *c)
 		kvm_vm_free(c->vm);
 }
 
+/*
+ * The conversion workload's guest arguments and buffers of vCPU i (its
+ * worker's base set), its host phases allocated: 0 or -errno
+ */
+static int conv_setup_worker(struct cell *c, struct worker *w,
+			     unsigned int i, uint64_t max_iters,
+			     bool null_exits, uint64_t *args_gpa,
+			     struct cell_result *res)
+{
+	const struct cell_params *p = c->p;
+	uint64_t args = __vm_alloc(c->vm, sizeof(*w->args), 64);
+	uint64_t samples = __vm_alloc(c->vm, MAX_SAMPLES *
+				      sizeof(struct guest_sample), 64);
+	uint64_t scratch = __vm_alloc(c->vm, p->size, GUEST_PAGE_SIZE);
+	uint64_t cal = __vm_alloc(c->vm, GUEST_CAL_BUF, GUEST_CAL_STRIDE);
+
+	if (!args || !samples || !scratch || !cal)
+		return snprintf(res->error, sizeof(res->error),
+				"guest memory for vCPU %u", i), -ENOMEM;
+	w->args = addr_gpa2hva(c->vm, args);
+	*w->args = (struct guest_args) {
+		.base = w->base,
+		.size = p->size,
+		.scratch = scratch,
+		.samples = (void *)(uintptr_t)samples,
+		.max_samples = MAX_SAMPLES,
+		.max_iters = max_iters,
+		.warmup = p->warmup,
+		.seed = p->seed * 0x100000001b3ULL + i + 1,
+		.dir_mask = p->dir_mask,
+		.implicit = p->trigger == TRIGGER_IMPLICIT,
+		.preserve = p->preserve,
+		.inplace = conv_modes[p->mode]->shared_is_private,
+		.hang_k = p->inject.kind == INJECT_HANG && !i ?
+			  p->inject.k : GUEST_NO_HANG,
+		.cal_gpa = null_exits ? cal : 0,
+		.cal_buf = cal,
+	};
+	w->cal_gpa = w->args->cal_gpa;
+	cal_prepare(addr_gpa2hva(c->vm, cal));
+	w->max_k = 2 * max_iters;
+	w->host = calloc(w->max_k, sizeof(*w->host));
+	if (!w->host)
+		return snprintf(res->error, sizeof(res->error),
+				"out of memory"), -ENOMEM;
+	*args_gpa = args;
+	return 0;
+}
+
 static int cell_setup(struct cell *c, struct cell_result *res)
 {
 	const struct cell_params *p = c->p;
@@ -178,65 +227,20 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 	c->conv.exact = p->churn != NULL;
 
 	max_iters = p->warmup + (p->iterations ? p->iterations : MAX_SAMPLES / 2);
-	for (i = 0; p->churn && i < p->vcpus; i++) {
+	for (i = 0; i < p->vcpus; i++) {
 		struct worker *w = &c->w[i];
 		uint64_t args_gpa;
 
 		w->cell = c;
 		w->base = PRIV_GPA + i * stride;
-		r = churn_setup_worker(c, w, i, &args_gpa, res);
+		r = p->churn ? churn_setup_worker(c, w, i, &args_gpa, res) :
+			       conv_setup_worker(c, w, i, max_iters, null_exits,
+						 &args_gpa, res);
 		if (r)
 			return r;
 		prefault(w->host, w->max_k * sizeof(*w->host));
-		r = __vm_vcpu_add(c->vm, i, guest_churn_main, &w->vcpu);
-		if (!r)
-			r = __vcpu_args_set(w->vcpu, 1, &args_gpa);
-		if (r)
-			return snprintf(res->error, sizeof(res->error),
-					"adding vCPU %u: %s", i, strerror(-r)), r;
-		vcpu_set_timeout(w->vcpu, 0);
-	}
-	for (i = 0; !p->churn && i < p->vcpus; i++) {
-		struct worker *w = &c->w[i];
-		uint64_t args_gpa = __vm_alloc(c->vm, sizeof(*w->args), 64);
-		uint64_t samples = __vm_alloc(c->vm, MAX_SAMPLES *
-					      sizeof(struct guest_sample), 64);
-		uint64_t scratch = __vm_alloc(c->vm, p->size, GUEST_PAGE_SIZE);
-		uint64_t cal = __vm_alloc(c->vm, GUEST_CAL_BUF, GUEST_CAL_STRIDE);
-
-		if (!args_gpa || !samples || !scratch || !cal)
-			return snprintf(res->error, sizeof(res->error),
-					"guest memory for vCPU %u", i), -ENOMEM;
-		w->cell = c;
-		w->base = PRIV_GPA + i * stride;
-		w->args = addr_gpa2hva(c->vm, args_gpa);
-		*w->args = (struct guest_args) {
-			.base = w->base,
-			.size = p->size,
-			.scratch = scratch,
-			.samples = (void *)(uintptr_t)samples,
-			.max_samples = MAX_SAMPLES,
-			.max_iters = max_iters,
-			.warmup = p->warmup,
-			.seed = p->seed * 0x100000001b3ULL + i + 1,
-			.dir_mask = p->dir_mask,
-			.implicit = p->trigger == TRIGGER_IMPLICIT,
-			.preserve = p->preserve,
-			.inplace = conv_modes[p->mode]->shared_is_private,
-			.hang_k = p->inject.kind == INJECT_HANG && !i ?
-				  p->inject.k : GUEST_NO_HANG,
-			.cal_gpa = null_exits ? cal : 0,
-			.cal_buf = cal,
-		};
-		w->cal_gpa = w->args->cal_gpa;
-		cal_prepare(addr_gpa2hva(c->vm, cal));
-		w->max_k = 2 * max_iters;
-		w->host = calloc(w->max_k, sizeof(*w->host));
-		if (!w->host)
-			return snprintf(res->error, sizeof(res->error),
-					"out of memory"), -ENOMEM;
-		prefault(w->host, w->max_k * sizeof(*w->host));
-		r = __vm_vcpu_add(c->vm, i, guest_conv_main, &w->vcpu);
+		r = __vm_vcpu_add(c->vm, i, p->churn ? (void *)guest_churn_main :
+				  (void *)guest_conv_main, &w->vcpu);
 		if (!r)
 			r = __vcpu_args_set(w->vcpu, 1, &args_gpa);
 		if (r)

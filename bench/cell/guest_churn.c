@@ -18,15 +18,6 @@ static inline GUEST_CODE uint64_t churn_next(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-static inline GUEST_CODE void churn_copy64(void *dst, const void *src,
-					   uint64_t bytes)
-{
-	uint64_t n = bytes / 8;
-
-	asm volatile("rep movsq"
-		     : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-}
-
 static inline GUEST_CODE uint64_t churn_value(uint64_t op, uint64_t page)
 {
 	return (op + 1) * 0x9e3779b97f4a7c15ULL ^ (page << 1) ^ 0x5a5a;
@@ -101,7 +92,7 @@ static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 	}
 	t0 = guest_rdtsc();
 	if (copy)
-		churn_copy64((void *)c->a.scratch, (void *)(c->a.base + off),
+		guest_copy64((void *)c->a.scratch, (void *)(c->a.base + off),
 			     size);
 	ret = guest_map_gpa_range(c->a.base + off, n,
 				  target ? KVM_MAP_GPA_RANGE_DECRYPTED :
@@ -111,7 +102,7 @@ static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 		guest_halt();
 	}
 	if (copy)
-		churn_copy64((void *)(c->a.base + off), (void *)c->a.scratch,
+		guest_copy64((void *)(c->a.base + off), (void *)c->a.scratch,
 			     size);
 	for (p = first; p < first + n; p++) {
 		got = guest_touch64(c->a.base + p * GUEST_CONV_PAGE);

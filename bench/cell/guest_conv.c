@@ -13,16 +13,6 @@
  */
 #include "guest_conv.h"
 
-/* copy without a memcpy() call (guest code is libc-free) */
-static inline GUEST_CODE void guest_copy64(void *dst, const void *src,
-					   uint64_t bytes)
-{
-	uint64_t n = bytes / 8;
-
-	asm volatile("rep movsq"
-		     : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-}
-
 static inline GUEST_CODE uint64_t page_value(uint64_t val, uint64_t page)
 {
 	return val ^ (page * 0x9e3779b97f4a7c15ULL);

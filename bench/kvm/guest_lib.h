@@ -141,6 +141,15 @@ guest_fill64(void *p, uint64_t val, uint64_t bytes)
 	asm volatile("rep stosq" : "+D"(p), "+c"(n) : "a"(val) : "memory");
 }
 
+/* Copy bytes (multiple of 8) without a memcpy() call (no libc here) */
+static inline GUEST_CODE void
+guest_copy64(void *dst, const void *src, uint64_t bytes)
+{
+	uint64_t n = bytes / 8;
+
+	asm volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+
 /* Number of 8-byte words in [p, p + bytes) that differ from val */
 static inline GUEST_CODE uint64_t
 guest_count_mismatch64(const void *p, uint64_t val, uint64_t bytes)
