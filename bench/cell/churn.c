@@ -102,6 +102,47 @@ static int churn_reset(struct worker *w, const uint64_t *args)
 	return 1;
 }
 
+/*
+ * The sequence's first mark after the fill: every vCPU waits for the
+ * others (at most the stall timeout) before it reads (phase 1) and
+ * after it has read (phase 2), so that the start is read with every
+ * range written and no conversion begun. 0, or -1 when the others did
+ * not come (w->error says so).
+ */
+static int churn_start_together(struct worker *w, struct churn_result *r,
+				unsigned int phase)
+{
+	unsigned int stall = w->cell->p->stall_s;
+	unsigned int n = phase * w->cell->p->vcpus;
+	unsigned int slices = 10 * stall;
+	struct timespec until;
+
+	/* in 100 ms slices: a stop (SIGINT) is seen within one */
+	pthread_mutex_lock(&r->lock);
+	r->at_start++;
+	pthread_cond_broadcast(&r->start);
+	while (r->at_start < n && slices-- && !cell_stop_requested()) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 100 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&r->start, &r->lock, &until);
+	}
+	n = r->at_start >= n;
+	pthread_mutex_unlock(&r->lock);
+	if (n)
+		return 0;
+	if (cell_stop_requested())
+		w->interrupted = true;
+	else
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: churn: the other vCPUs did not finish writing their ranges within %u s",
+			 w->vcpu->id, stall);
+	return -1;
+}
+
 /* a mark: what the kernel holds huge now (vCPU thread, guest waiting) */
 static int churn_sync(struct worker *w, const uint64_t *args)
 {
@@ -118,6 +159,11 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 
 	struct kvm_stats *vs = &r->vcpu_stats[w->vcpu->id];
 
+	bool together = args[0] == GUEST_SYNC_CHURN_MARK && m.idx == 1 &&
+			!r->p.events && !r->p.accept && w->cell->p->vcpus > 1;
+
+	if (together && churn_start_together(w, r, 1))
+		return -1;
 	/* the vCPU's statistics, opened at its first mark */
 	if (!vs->names && kvm_stats_open(vs, w->vcpu->fd)) {
 		snprintf(w->error, sizeof(w->error),
@@ -175,6 +221,8 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	if (ret > 0)
 		r->marks[r->nmarks++] = m;
 	pthread_mutex_unlock(&r->lock);
+	if (ret > 0 && together && churn_start_together(w, r, 2))
+		return -1;
 	return ret;
 }
 
@@ -222,6 +270,7 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 			return cell_error(res, -ENOMEM, "result");
 		cr->p = *cp;
 		pthread_mutex_init(&cr->lock, NULL);
+		pthread_cond_init(&cr->start, NULL);
 		res->churn = cr;
 		c->sync_hook = churn_sync;
 		c->hook_arg = cr;
@@ -314,6 +363,7 @@ void churn_result_free(struct churn_result *r)
 		if (r->vcpu_stats[i].names)
 			kvm_stats_close(&r->vcpu_stats[i]);
 	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->start);
 	free(r->marks);
 	free(r->ops);
 	free(r->ops_vcpu);

@@ -12,6 +12,7 @@
 
 cd "$(dirname "$0")" || exit 1
 CB=./convbench
+. ./emu_retry.sh
 . ./tap.sh
 work=${TMPDIR:-/tmp}/test_churn.$$
 mkdir -p "$work"
@@ -104,6 +105,20 @@ grep '^destructive,' "$work/a.seq" | cut -d, -f2- >"$work/a.de"
 grep '^inplace,' "$work/a.seq" | cut -d, -f2- >"$work/a.in"
 [ -s "$work/a.de" ] && cmp -s "$work/a.de" "$work/a.in"
 tap_ok $? "destructive and inplace run the same sequence"
+
+# two vCPUs, each its own range: the start is read once every range is
+# written and before any conversion (they wait for each other there)
+cb_run_smp "$work/v2.txt" "$work/v2" --workload=churn --mode=inplace \
+	--vcpus=2 --rounds=1 --churn-range=8M --churn-ops=100 --churn-interval=50 \
+	--stall-timeout=30
+rc=$?
+[ "$emu_retries" = 0 ] || echo "# two vCPUs: run again after the emulator's triple fault"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["mark"] == 1 { n++; if ($col["coverage_2m"] == 1) whole++ }
+	END { exit !(n == 2 && whole == 2) }' "$work/v2/churn.csv" 2>/dev/null &&
+	[ "$(grep -c '^inplace,0,0,' "$work/v2/churn-ops.csv")" = 100 ] &&
+	[ "$(grep -c '^inplace,0,1,' "$work/v2/churn-ops.csv")" = 100 ]
+tap_ok $? "two vCPUs ($rc): 100 operations each, both start marks see both ranges whole at 2M"
 
 # --- split and merge as events (--workload=split): 20 events a mode
 "$CB" --workload=split --mode=destructive,inplace --rounds=1 --churn-ops=40 \
