@@ -50,14 +50,6 @@ static uint64_t now_ns(void)
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
 }
 
-static uint64_t vm_stat(const struct kvm_stats *s, const char *name)
-{
-	uint64_t v = 0;
-
-	kvm_stats_get(s, name, &v);
-	return v;
-}
-
 /*
  * --workload=split's reset: [gpa, + len) punched out of the private fd
  * and allocated again (as v5_init() does: a fault on a hole of the fd
@@ -188,9 +180,9 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	m.thp_alloc = evv[2] + evv[3];
 	m.thp_collapse = evv[4];
 	if (!kvm_stats_read(vs)) {
-		m.exits = vm_stat(vs, "exits") - vm_stat(vs, "irq_exits");
-		m.pf_taken = vm_stat(vs, "pf_taken");
-		m.pf_fixed = vm_stat(vs, "pf_fixed");
+		m.exits = kvm_stats_value(vs, "exits") - kvm_stats_value(vs, "irq_exits");
+		m.pf_taken = kvm_stats_value(vs, "pf_taken");
+		m.pf_fixed = kvm_stats_value(vs, "pf_fixed");
 	}
 
 	pthread_mutex_lock(&r->lock);
@@ -203,9 +195,9 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 			 w->vcpu->id);
 		ret = -1;
 	}
-	m.pages_2m = vm_stat(&r->vm_stats, "pages_2m");
-	m.pages_4k = vm_stat(&r->vm_stats, "pages_4k");
-	m.tlb_flush = vm_stat(&r->vm_stats, "remote_tlb_flush_requests");
+	m.pages_2m = kvm_stats_value(&r->vm_stats, "pages_2m");
+	m.pages_4k = kvm_stats_value(&r->vm_stats, "pages_4k");
+	m.tlb_flush = kvm_stats_value(&r->vm_stats, "remote_tlb_flush_requests");
 	if (ret > 0 && r->nmarks == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
 		struct churn_mark *x = realloc(r->marks, cap * sizeof(*x));

@@ -87,14 +87,6 @@ static uint64_t guest_rip(struct worker *w)
 	return regs.rip;
 }
 
-static uint64_t stat_of(const struct kvm_stats *st, const char *name)
-{
-	uint64_t v = 0;
-
-	kvm_stats_get(st, name, &v);
-	return v;
-}
-
 /* --counts: KVM's counters and the thread's page faults, now */
 static void work_read(struct worker *w, struct work_snap *now)
 {
@@ -107,10 +99,10 @@ static void work_read(struct worker *w, struct work_snap *now)
 		 * external interrupts exit whenever a timer fires: time,
 		 * not work (a 2M conversion takes more of them than a 4K)
 		 */
-		.exits = stat_of(&w->stats, "exits") -
-			 stat_of(&w->stats, "irq_exits"),
-		.pf_taken = stat_of(&w->stats, "pf_taken"),
-		.pf_fixed = stat_of(&w->stats, "pf_fixed"),
+		.exits = kvm_stats_value(&w->stats, "exits") -
+			 kvm_stats_value(&w->stats, "irq_exits"),
+		.pf_taken = kvm_stats_value(&w->stats, "pf_taken"),
+		.pf_fixed = kvm_stats_value(&w->stats, "pf_fixed"),
 		.faults = ru.ru_minflt + ru.ru_majflt,
 	};
 }

@@ -117,6 +117,14 @@ int kvm_stats_get(const struct kvm_stats *s, const char *name, uint64_t *val)
 	return -ENOENT;
 }
 
+uint64_t kvm_stats_value(const struct kvm_stats *s, const char *name)
+{
+	uint64_t v = 0;
+
+	kvm_stats_get(s, name, &v);
+	return v;
+}
+
 int kvm_stat_once(int vm_or_vcpu_fd, const char *name, uint64_t *val)
 {
 	struct kvm_stats s;

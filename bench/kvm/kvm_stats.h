@@ -35,6 +35,8 @@ int kvm_stats_open(struct kvm_stats *s, int vm_or_vcpu_fd);
 int kvm_stats_read(struct kvm_stats *s);
 /* first value of the statistic name, as of the last kvm_stats_read() */
 int kvm_stats_get(const struct kvm_stats *s, const char *name, uint64_t *val);
+/* the same, 0 when the kernel has no such statistic */
+uint64_t kvm_stats_value(const struct kvm_stats *s, const char *name);
 void kvm_stats_close(struct kvm_stats *s);
 
 /* open, read one value, close: for a single look */

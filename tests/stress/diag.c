@@ -96,21 +96,13 @@ static bool thread_times(int tid, char *state, uint64_t *stime,
 	return false;
 }
 
-static uint64_t stat_of(struct kvm_stats *s, const char *name)
-{
-	uint64_t val = 0;
-
-	kvm_stats_get(s, name, &val);
-	return val;
-}
-
 static void stats_into(struct kvm_stats *s, struct sv_progress *p)
 {
-	p->exits = stat_of(s, "exits");
-	p->pf_taken = stat_of(s, "pf_taken");
-	p->pf_fixed = stat_of(s, "pf_fixed");
-	p->pf_emulate = stat_of(s, "pf_emulate");
-	p->pf_spurious = stat_of(s, "pf_spurious");
+	p->exits = kvm_stats_value(s, "exits");
+	p->pf_taken = kvm_stats_value(s, "pf_taken");
+	p->pf_fixed = kvm_stats_value(s, "pf_fixed");
+	p->pf_emulate = kvm_stats_value(s, "pf_emulate");
+	p->pf_spurious = kvm_stats_value(s, "pf_spurious");
 }
 
 bool stress_fault_counts(struct stress_vcpu *v, unsigned int n,
@@ -189,8 +181,8 @@ static void look_at(struct stress_vcpu *v, struct look *l)
 	l->p.have_stats = v->have_stats && !kvm_stats_read(&v->stats);
 	if (l->p.have_stats) {
 		stats_into(&v->stats, &l->p);
-		l->hypercalls = stat_of(&v->stats, "hypercalls");
-		l->io_exits = stat_of(&v->stats, "io_exits");
+		l->hypercalls = kvm_stats_value(&v->stats, "hypercalls");
+		l->io_exits = kvm_stats_value(&v->stats, "io_exits");
 	}
 	l->state = '?';
 	l->p.have_times = atomic_load(&v->tid) &&
