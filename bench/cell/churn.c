@@ -58,7 +58,6 @@ static uint64_t now_ns(void)
  */
 static int churn_reset(struct worker *w, const uint64_t *args)
 {
-	struct churn_result *r = w->cell->hook_arg;
 	struct conv_ctx *c = &w->cell->conv;
 	uint64_t off = args[2] - c->gpa, len = args[3];
 	unsigned int tries = 0;
@@ -71,15 +70,14 @@ static int churn_reset(struct worker *w, const uint64_t *args)
 			 (unsigned long long)len);
 		return -1;
 	}
-	while ((ret = fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				off, len) ? -errno : 0) == -EAGAIN && ++tries < 100)
+	/* EAGAIN while a page is still referenced, as destructive retries */
+	while ((ret = __private_punch_hole(c->fd, off, len)) == -EAGAIN &&
+	       ++tries < 100)
 		;
-	if (tries) {
-		pthread_mutex_lock(&r->lock);
-		r->reset_retries += tries;
-		pthread_mutex_unlock(&r->lock);
-	}
-	/* allocated again as a whole: huge where the kernel can */
+	/*
+	 * allocated again as a whole, huge where the kernel can (KEEP_SIZE:
+	 * guest_memfd takes no other fallocate)
+	 */
 	if (!ret)
 		ret = fallocate(c->fd, FALLOC_FL_KEEP_SIZE, off, len) ? -errno : 0;
 	if (!ret && !conv_modes[c->mode]->shared_is_private)
@@ -146,13 +144,11 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	struct churn_result *r = w->cell->hook_arg;
 	struct churn_mark m = { .op = args[1], .vcpu = w->vcpu->id,
 				.idx = args[2] };
-	uint64_t mv[2], evv[5], t = now_ns();
-	int ret = 1;
-
 	struct kvm_stats *vs = &r->vcpu_stats[w->vcpu->id];
-
 	bool together = args[0] == GUEST_SYNC_CHURN_MARK && m.idx == 1 &&
 			!r->p.events && !r->p.accept && w->cell->p->vcpus > 1;
+	uint64_t mv[2], evv[5], t = now_ns();
+	int ret = 1;
 
 	if (together && churn_start_together(w, r, 1))
 		return -1;

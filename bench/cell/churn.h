@@ -55,8 +55,6 @@ struct churn_result {
 	struct kvm_stats vm_stats;
 	/* each vCPU's, read by its thread only */
 	struct kvm_stats vcpu_stats[VM_MAX_VCPUS];
-	/* --workload=split: the private fd's resets that met EAGAIN */
-	uint64_t reset_retries;
 	/* the sequence's start: vCPUs at their first mark after the fill */
 	unsigned int at_start;
 	pthread_cond_t start;
