@@ -244,7 +244,8 @@ struct opt_ctx {
 	bool have_rounds;	/* --rounds given (--design: must be 1) */
 	bool have_size;		/* --size given (not with --workload=churn) */
 	bool have_churn;	/* a --churn-* option given */
-	bool have_range, have_ops;	/* --churn-range, --churn-ops given */
+	/* --churn-range, --churn-ops, --churn-interval given */
+	bool have_range, have_ops, have_interval;
 	bool have_mix;			/* --churn-mix given */
 };
 
@@ -317,6 +318,7 @@ static int opt_churn_uint(const struct opt *o, const char *arg,
 {
 	c->have_churn = true;
 	c->have_ops |= !strcmp(o->name, "churn-ops");
+	c->have_interval |= !strcmp(o->name, "churn-interval");
 	return opt_uint(o, arg, c);
 }
 
@@ -735,18 +737,20 @@ static int check_churn(const struct opt_ctx *c)
 	/* accept: 256M, in chunks of 4K, 2M and 4M, unless asked */
 	if (env->churn_p.accept && !c->have_range)
 		env->churn_p.range = 256ULL << 20;
-	if (env->churn_p.accept && !c->have_mix)
-		env->churn_p = (struct churn_params) {
-			.range = env->churn_p.range, .accept = true,
-			.ops = env->churn_p.ops, .interval = env->churn_p.interval,
-			.nclasses = 3, .size = { 4096, 2ULL << 20, 4ULL << 20 },
-			.weight = { 1, 1, 1 },
-		};
+	if (env->churn_p.accept && !c->have_mix) {
+		static const uint64_t chunks[] = { 4096, 2ULL << 20, 4ULL << 20 };
+
+		env->churn_p.nclasses = 3;
+		for (i = 0; i < 3; i++) {
+			env->churn_p.size[i] = chunks[i];
+			env->churn_p.weight[i] = 1;
+		}
+	}
 	if (c->have_size)
 		what = "--size (the range is --churn-range, the sizes --churn-mix)";
 	else if (env->churn_p.events && env->vcpus != 1)
 		what = "--vcpus above 1 (an event's work is the VM's counts: one vCPU)";
-	else if (env->churn_p.accept && (c->have_ops || env->churn_p.interval != 250))
+	else if (env->churn_p.accept && (c->have_ops || c->have_interval))
 		what = "--churn-ops or --churn-interval (a sweep converts the range once each way, chunk by chunk)";
 	else if (c->have_iter || env->duration_s > 0)
 		what = "--iterations, --iterations-at or --duration (the sequence is --churn-ops long)";

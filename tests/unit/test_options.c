@@ -368,6 +368,7 @@ static void test_churn(void)
 	tap_result(!r && env.churn_p.range == 8 << 20 && env.churn_p.nclasses == 1 &&
 		   env.churn_p.size[0] == 65536, "--workload=accept takes a range and chunks");
 	refused_with("--workload=accept", "--churn-ops=9", "--churn-ops");
+	refused_with("--workload=accept", "--churn-interval=250", "--churn-interval");
 	r = parse(&env, err, sizeof(err), "--workload=accept",
 		  "--churn-range=6M", "--churn-mix=4M:1", NULL);
 	tap_result(r == 2 && strstr(err, "divide"), "an accept chunk must divide the range");
