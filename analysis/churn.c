@@ -112,30 +112,51 @@ static void print_p50(FILE *f, const struct jv *ch)
 	}
 }
 
-void print_churn(FILE *f, const struct run *r)
+/*
+ * WHAT's churn.json of both kernels of a make bench run (RUN/WHAT and
+ * RUN/gmem/WHAT; a gmem run alone has its own at RUN/WHAT): x[i] its
+ * member KEY, or NULL; how many there are. Free j[] with both_free().
+ */
+static unsigned int both_load(const struct run *r, const char *what,
+			      const char *key, struct jv *j[2],
+			      const struct jv *x[2])
 {
-	static const char *const where[] = { "churn", "gmem/churn" };
-	struct jv *j[2] = { NULL, NULL };
 	char path[4096], err[256];
 	unsigned int i, n = 0;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s/churn.json", r->dir, where[i]);
+		snprintf(path, sizeof(path), "%s/%s%s/churn.json", r->dir,
+			 i ? "gmem/" : "", what);
 		j[i] = jsonr_load(path, err, sizeof(err));
-		n += j[i] != NULL;
+		x[i] = jv_get(j[i], key);
+		n += x[i] != NULL;
 	}
-	if (!n)
-		return;
-	for (i = 0, n = 0; i < 2; i++)
-		if (j[i])
-			print_one(f, jv_get(j[i], "churn"), !n++);
-	text_line(f, "  %-16s %-25s %s", "p50, us", "start (95% CI)",
-		  "steady (95% CI)");
-	for (i = 0; i < 2; i++)
-		if (j[i])
-			print_p50(f, jv_get(j[i], "churn"));
-	for (i = 0; i < 2; i++)
-		jsonr_free(j[i]);
+	return n;
+}
+
+static void both_free(struct jv *j[2])
+{
+	jsonr_free(j[0]);
+	jsonr_free(j[1]);
+}
+
+void print_churn(FILE *f, const struct run *r)
+{
+	const struct jv *x[2];
+	struct jv *j[2];
+	unsigned int i, n = 0;
+
+	if (both_load(r, "churn", "churn", j, x)) {
+		for (i = 0; i < 2; i++)
+			if (x[i])
+				print_one(f, x[i], !n++);
+		text_line(f, "  %-16s %-25s %s", "p50, us", "start (95% CI)",
+			  "steady (95% CI)");
+		for (i = 0; i < 2; i++)
+			if (x[i])
+				print_p50(f, x[i]);
+	}
+	both_free(j);
 }
 
 /* the split events of one kernel's churn.json */
@@ -169,18 +190,13 @@ static void print_events(FILE *f, const struct jv *sp, char *nowhole,
 
 void print_split(FILE *f, const struct run *r)
 {
-	static const char *const where[] = { "split", "gmem/split" };
-	char path[4096], err[256], nowhole[128] = "", line[512];
-	struct jv *j[2] = { NULL, NULL };
-	unsigned int i, n = 0;
+	char nowhole[128] = "", line[512];
+	const struct jv *x[2];
+	struct jv *j[2];
+	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s/churn.json", r->dir, where[i]);
-		j[i] = jsonr_load(path, err, sizeof(err));
-		n += j[i] && jv_get(j[i], "split");
-	}
-	if (n) {
-		const struct jv *sp = jv_get(j[0] ? j[0] : j[1], "split");
+	if (both_load(r, "split", "split", j, x)) {
+		const struct jv *sp = x[0] ? x[0] : x[1];
 
 		fprintf(f, "\n");
 		text_line(f, "Split and merge as events (--workload=split):");
@@ -199,12 +215,10 @@ void print_split(FILE *f, const struct run *r)
 			  "event", "p50 us (95% CI)", "NPT", "2M", "4K",
 			  "split", "flush");
 	}
-	for (i = 0; i < 2; i++) {
-		if (j[i] && jv_get(j[i], "split"))
-			print_events(f, jv_get(j[i], "split"), nowhole,
-				     sizeof(nowhole));
-		jsonr_free(j[i]);
-	}
+	for (i = 0; i < 2; i++)
+		if (x[i])
+			print_events(f, x[i], nowhole, sizeof(nowhole));
+	both_free(j);
 	if (*nowhole) {
 		snprintf(line, sizeof(line), "%s: no whole 2M mapping before "
 			 "its events (4K throughout): every event counted.",
@@ -236,19 +250,14 @@ static const char *mean_ci(const struct jv *x, const char *fmt, char *buf,
 
 void print_accept(FILE *f, const struct run *r)
 {
-	static const char *const where[] = { "accept", "gmem/accept" };
-	char path[4096], err[256], line[512], a[96];
-	struct jv *j[2] = { NULL, NULL };
-	unsigned int i, n = 0;
+	char line[512], a[96];
+	const struct jv *x[2];
+	struct jv *j[2];
+	unsigned int i;
 	size_t k;
 
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s/churn.json", r->dir, where[i]);
-		j[i] = jsonr_load(path, err, sizeof(err));
-		n += j[i] && jv_get(j[i], "accept");
-	}
-	if (n) {
-		const struct jv *ac = jv_get(j[0] ? j[0] : j[1], "accept");
+	if (both_load(r, "accept", "accept", j, x)) {
+		const struct jv *ac = x[0] ? x[0] : x[1];
 
 		fprintf(f, "\n");
 		text_line(f, "A boot's conversion storm (--workload=accept):");
@@ -264,22 +273,22 @@ void print_accept(FILE *f, const struct run *r)
 			  "sweep", "ms/MiB (95% CI)", "exits", "faults");
 	}
 	for (i = 0; i < 2; i++) {
-		const struct jv *sw = jv_get(jv_get(j[i], "accept"), "sweeps");
+		const struct jv *sw = jv_get(x[i], "sweeps");
 		const char *last = "";
 
 		for (k = 0; k < jv_len(sw); k++) {
-			const struct jv *x = jv_at(sw, k);
-			const char *mode = jv_str(jv_get(x, "mode"), "?");
+			const struct jv *y = jv_at(sw, k);
+			const char *mode = jv_str(jv_get(y, "mode"), "?");
 
 			text_line(f, "  %-11s %-5s %-6s %-24s %8.1f %8.1f",
 				  strcmp(mode, last) ? mode : "",
-				  jv_str(jv_get(x, "chunk"), "?"),
-				  jv_str(jv_get(x, "sweep"), "?"),
-				  mean_ci(jv_get(x, "ms_per_mib"), "%.2f", a, sizeof(a)),
-				  jv_num(jv_get(jv_get(x, "exits_per_mib"), "mean"), NAN),
-				  jv_num(jv_get(jv_get(x, "npt_faults_per_mib"), "mean"), NAN));
+				  jv_str(jv_get(y, "chunk"), "?"),
+				  jv_str(jv_get(y, "sweep"), "?"),
+				  mean_ci(jv_get(y, "ms_per_mib"), "%.2f", a, sizeof(a)),
+				  jv_num(jv_get(jv_get(y, "exits_per_mib"), "mean"), NAN),
+				  jv_num(jv_get(jv_get(y, "npt_faults_per_mib"), "mean"), NAN));
 			last = mode;
 		}
-		jsonr_free(j[i]);
 	}
+	both_free(j);
 }
