@@ -73,8 +73,10 @@ static GUEST_CODE uint32_t churn_class(struct churn_args *c, uint64_t *rng)
 }
 
 /*
- * One timed conversion of n pages at page first to target (1: shared),
- * the data kept: sample op. Every page of the range is verified after.
+ * One timed conversion of n pages at page first to target (1: shared):
+ * sample op. The data is kept (copied aside and back where the mode
+ * does not keep it), or, without preserve (accept), the converted
+ * pages read zeroes. Every page of the range is verified after.
  */
 static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 				 uint32_t cls, uint64_t first, uint64_t n,
