@@ -34,3 +34,26 @@ kreport_scan() {	# LOG
 	kreport_warn=$(grep -m1 -E "$kreport_warn_re" <<<"$kmsg" || true)
 	kreport_nwarn=$(grep -c -E "$kreport_warn_re" <<<"$kmsg" || true)
 }
+
+# kreport_excerpt LOG LINE [N]: the report that starts at LINE (kreport_panic
+# or kreport_warn), N lines of it (default 40) as the console has them,
+# each indented "  | ", after the in-VM test it came during when the
+# console printed it live (tests/vm/run-all.sh's "# =====" heading): what
+# a CI log must show when nobody can read the VM's console afterwards.
+kreport_excerpt() {
+	local at
+	at=$(grep -n -m1 -F -- "$2" "$1" | cut -d: -f1)
+	[[ -n $at ]] || return 0
+	# a panic follows the oops that caused it: start at the kernel's
+	# first report line before it (or 30 lines up)
+	if [[ $2 == *'Kernel panic - not syncing'* ]]; then
+		local oops
+		oops=$(head -n "$at" "$1" | grep -n -E "^\[ *[0-9.]+\] .*($kreport_panic_re|$kreport_warn_re)" |
+			head -n1 | cut -d: -f1)
+		at=${oops:-$((at > 30 ? at - 30 : 1))}
+	fi
+	# a report printed live (before the dmesg block) names its test
+	grep -q '^CONVBENCH-DMESG-START' <(head -n "$at" "$1") ||
+		head -n "$at" "$1" | grep '^# ===== ' | tail -n1 | sed 's/^# =====/  | during:/'
+	sed -n "$at,$((at + ${3:-40} - 1))p" "$1" | sed 's/^/  | /'
+}

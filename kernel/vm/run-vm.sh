@@ -457,6 +457,7 @@ if [[ -n $status ]]; then
 fi
 if [[ -n $panic ]]; then
 	if [[ $panic == *'Kernel panic'* ]]; then say "kernel panicked: $panic"; else say "kernel BUG/oops: $panic"; fi
+	kreport_excerpt "$log" "$panic" >&2
 	result=panic code=125
 elif [[ -z $status ]] && ((qemu_rc == 124 || qemu_rc == 137)); then
 	say "guest hung (no exit after $timeout s), see $log"
@@ -470,6 +471,7 @@ elif [[ -z $status ]]; then
 fi
 if [[ -n $warn ]]; then
 	say "kernel warning ($nwarn report lines, the first): $warn"
+	kreport_excerpt "$log" "$warn" >&2
 	if ((fail_on_warn)) && [[ $result == ok ]]; then result=warning code=125; fi
 fi
 

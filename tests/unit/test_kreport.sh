@@ -10,7 +10,8 @@
 #     report words in the command's own output are not reports;
 #   - run-vm.sh end to end with a fake QEMU that prints the log: its
 #     exit code (125 for a report, --fail-on-warn for a warning), a
-#     hang (124) and a guest that never reports (126).
+#     hang (124) and a guest that never reports (126); a report's lines
+#     printed on stderr, with the test a live one came during.
 #
 #   tests/unit/test_kreport.sh
 #
@@ -161,7 +162,33 @@ vmrun "a WARNING with --fail-on-warn after the command failed" 125 1 "$W WARNING
 vmrun "a WARNING without --fail-on-warn: reported, not failed" 0 0 "$W WARNING: CPU: 0 PID: 1 at a.c:1 f+0x1/0x2"
 grep -q 'kernel warning' "$tmp/vm.err"
 tap_ok $? "run-vm: the warning is still reported without --fail-on-warn"
-vmrun "KASAN without --fail-on-warn" 125 0 "$W BUG: KASAN: use-after-free in f+0x1/0x2"
+vmrun "KASAN without --fail-on-warn" 125 0 "$W BUG: KASAN: use-after-free in f+0x1/0x2
+$W Read of size 8 at addr ffff888001234567 by task convbench/77
+$W Call Trace:
+$W  kvm_zap_all_rmap_sptes+0x1/0x2"
+grep -q '^  | .*BUG: KASAN: use-after-free' "$tmp/vm.err" &&
+	grep -q '^  | .*Call Trace:' "$tmp/vm.err" &&
+	grep -q '^  | .*kvm_zap_all_rmap_sptes' "$tmp/vm.err" &&
+	! grep -q '^  | during:' "$tmp/vm.err"
+tap_ok $? "run-vm: the report's lines are printed, indented (no test named for the dmesg block)"
+# a panic the console printed live, during a test: the test is named
+{
+	echo "CONVBENCH-COMMAND-START uptime=3.10 cpus=2"
+	echo "# ===== test_one"
+	echo "ok 1 - one"
+	echo "# ===== test_two"
+	echo "[   5.100000] BUG: unable to handle page fault for address: 0000000000000008"
+	echo "[   5.100001] RIP: 0010:kvm_zap_all_rmap_sptes+0x1/0x2"
+	echo "[   5.100002] Kernel panic - not syncing: Fatal exception"
+} >"$tmp/console"
+rm -rf "$tmp/out"
+CONVBENCH_QEMU=$tmp/qemu CONVBENCH_ACCEL=tcg FAKE_CONSOLE=$tmp/console \
+	"$top/kernel/vm/run-vm.sh" --kernel "$tmp/bzImage" --out "$tmp/out" \
+	--disk 1 -q -- true >"$tmp/vm.out" 2>"$tmp/vm.err"
+rc=$?
+[ $rc -eq 125 ] && grep -q '^  | during: test_two$' "$tmp/vm.err" &&
+	grep -q '^  | .*RIP: 0010:kvm_zap_all_rmap_sptes' "$tmp/vm.err"
+tap_ok $? "run-vm: a live panic names the test it came during and prints its lines (exit $rc)"
 vmrun "a guest that never reports" 126 none ""
 FAKE_SLEEP=5 vmrun "a guest that hangs past --timeout" 124 none "" --timeout 1
 
