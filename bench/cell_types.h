@@ -36,6 +36,8 @@ enum inject_kind {
 	INJECT_CORRUPT,		/* after a to-shared: the host flips a word */
 	INJECT_HANG,		/* the guest spins before the conversion */
 	INJECT_SKEW,		/* its sample gets a handler longer than its window */
+	INJECT_IO_GUEST,	/* io: the guest sends request K with a wrong word */
+	INJECT_IO_HOST,		/* io: the device answers request K with one */
 	INJECT_NR,
 };
 
@@ -53,6 +55,8 @@ struct inject {
  * `interval` of them
  */
 #define CHURN_CLASSES	8
+
+#define CHURN_IO_NO_BAD	(~0ULL)
 
 struct churn_params {
 	uint64_t range;
@@ -73,6 +77,20 @@ struct churn_params {
 	 * the content need not survive: zeroes expected
 	 */
 	bool accept;
+	/*
+	 * --workload=io: requests of every class size to a host device
+	 * thread, each sent and answered, by two strategies on the same
+	 * requests: bounce (copied through a shared pool set up once) and
+	 * share (the guest's buffer converted to shared and back, the
+	 * content kept), in blocks of interval requests, alternating;
+	 * range: the buffer and the pool, each the largest size
+	 */
+	bool io;
+	/*
+	 * --inject=io-guest@K, io-host@K: request K's data made wrong;
+	 * CHURN_IO_NO_BAD: none
+	 */
+	uint64_t io_bad_guest, io_bad_host;
 	unsigned int nclasses;
 	uint64_t size[CHURN_CLASSES];
 	uint32_t weight[CHURN_CLASSES];

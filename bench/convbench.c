@@ -204,9 +204,9 @@ static unsigned int usable_modes(const struct env *env, struct report *rep,
 }
 
 /*
- * --workload=churn: every mode offered, --rounds times, each in a fresh
- * VM, the mode that goes first rotating by round; every mode and round
- * runs the same sequence (the seed). 0, 1 (a cell failed), 4 (no mode).
+ * --workload=churn (split, accept, io): every mode offered, --rounds
+ * times, each in a fresh VM, the mode that goes first rotating by
+ * round; every mode and round runs the same sequence (the seed). 0, 1 (a cell failed), 4 (no mode).
  */
 static int run_churn(const struct env *env, struct report *rep)
 {
@@ -215,6 +215,8 @@ static int run_churn(const struct env *env, struct report *rep)
 	unsigned int nm = 0, order[MODE_NR], m, i, k, round, failed = 0;
 	unsigned int unavailable = usable_modes(env, rep, modes);
 	unsigned int ncls = cp->accept ? cp->nclasses : 1;
+	const char *workload = cp->io ? "io" : cp->accept ? "accept" :
+			       cp->events ? "split" : "churn";
 	struct churn_params per[CHURN_CLASSES];
 	struct cell_result *res;
 	char sz[32];
@@ -254,14 +256,14 @@ static int run_churn(const struct env *env, struct report *rep)
 				.churn = &per[i % ncls],
 			};
 
-			fprintf(stderr, "convbench: churn: round %u, %s%s%s\n",
-				p.round, conv_mode_name(p.mode),
+			fprintf(stderr, "convbench: %s: round %u, %s%s%s\n",
+				workload, p.round, conv_mode_name(p.mode),
 				cp->accept ? ", chunks of " : "",
 				cp->accept ? size_str(p.churn->size[0], sz, sizeof(sz)) : "");
 			r = cell_run(&p, &res[n]);
 			if (r) {
-				fprintf(stderr, "convbench: churn: round %u, %s: %s\n",
-					p.round, conv_mode_name(p.mode),
+				fprintf(stderr, "convbench: %s: round %u, %s: %s\n",
+					workload, p.round, conv_mode_name(p.mode),
 					res[n].error[0] ? res[n].error : strerror(-r));
 				failed++;
 			}

@@ -171,10 +171,11 @@ static int parse_inject(const char *arg, struct env *env, FILE *err)
 	static const char *const kinds[] = {
 		[INJECT_FAIL] = "fail", [INJECT_SKIP] = "skip",
 		[INJECT_CORRUPT] = "corrupt", [INJECT_HANG] = "hang",
-		[INJECT_SKEW] = "skew",
+		[INJECT_SKEW] = "skew", [INJECT_IO_GUEST] = "io-guest",
+		[INJECT_IO_HOST] = "io-host",
 	};
 	static const char expected[] =
-		"fail@K, skip@K, hang@K, skew@K or corrupt@K:OFF (K, OFF whole numbers)";
+		"fail@K, skip@K, hang@K, skew@K, io-guest@K, io-host@K or corrupt@K:OFF (K, OFF whole numbers)";
 	const char *at = strchr(arg, '@');
 	unsigned long long k, off = 0;
 	char num[32], *colon;
@@ -478,9 +479,10 @@ static int opt_workload(const struct opt *o, const char *arg,
 			struct opt_ctx *c)
 {
 	c->env->churn = !strcmp(arg, "churn") || !strcmp(arg, "split") ||
-			!strcmp(arg, "accept");
+			!strcmp(arg, "accept") || !strcmp(arg, "io");
 	c->env->churn_p.events = !strcmp(arg, "split");
 	c->env->churn_p.accept = !strcmp(arg, "accept");
+	c->env->churn_p.io = !strcmp(arg, "io");
 	if (!c->env->churn && strcmp(arg, "conversion"))
 		return bad(c->err, o->name, arg, o->expected);
 	return 0;
@@ -608,7 +610,7 @@ static const struct opt opts[] = {
 	{ OPT("vm-timeout", REQ, opt_uint), FIELD(vm_timeout_s), .min = 1,
 	  .max = 86400, .expected = "seconds from 1 to 86400" },
 	{ OPT("workload", REQ, opt_workload),
-	  .expected = "conversion, churn, split or accept" },
+	  .expected = "conversion, churn, split, accept or io" },
 	{ OPT("churn-range", REQ, opt_churn_range),
 	  .expected = "a multiple of 2M from 2M to 1G, e.g. 64M" },
 	{ OPT("churn-ops", REQ, opt_churn_uint), FIELD(churn_p.ops), .min = 1,
@@ -656,6 +658,7 @@ static void env_defaults(struct env *env, int argc, char **argv)
 		.nclasses = 4,
 		.size = { 4096, 16384, 65536, 2ULL << 20 },
 		.weight = { 35, 25, 30, 10 },
+		.io_bad_guest = CHURN_IO_NO_BAD, .io_bad_host = CHURN_IO_NO_BAD,
 	};
 	env->argc = argc;
 	env->argv = argv;
@@ -715,7 +718,23 @@ static int check_design(const struct opt_ctx *c)
 	return 0;
 }
 
-/* --workload=churn and split against the rest */
+static bool io_inject(enum inject_kind k)
+{
+	return k == INJECT_IO_GUEST || k == INJECT_IO_HOST;
+}
+
+static uint64_t io_largest(const struct churn_params *cp)
+{
+	uint64_t largest = 0;
+	unsigned int i;
+
+	for (i = 0; i < cp->nclasses; i++)
+		if (cp->size[i] > largest)
+			largest = cp->size[i];
+	return largest;
+}
+
+/* --workload=churn, split, accept and io against the rest */
 static int check_churn(const struct opt_ctx *c)
 {
 	struct env *env = c->env;
@@ -724,7 +743,11 @@ static int check_churn(const struct opt_ctx *c)
 
 	if (!env->churn) {
 		if (c->have_churn) {
-			fprintf(c->err, "convbench: the --churn-* options go with --workload=churn or split\n");
+			fprintf(c->err, "convbench: the --churn-* options go with --workload=churn, split, accept or io\n");
+			return 2;
+		}
+		if (io_inject(env->inject.kind)) {
+			fprintf(c->err, "convbench: --inject=io-guest@K and io-host@K go with --workload=io\n");
 			return 2;
 		}
 		return 0;
@@ -746,6 +769,28 @@ static int check_churn(const struct opt_ctx *c)
 			env->churn_p.weight[i] = 1;
 		}
 	}
+	/*
+	 * io: requests of 4K to 2M, 100 by each strategy in blocks of 25;
+	 * the range holds the buffer and the pool, each the largest size
+	 */
+	if (env->churn_p.io && !c->have_mix) {
+		static const uint64_t io_sizes[] = {
+			4096, 16384, 65536, 262144, 1ULL << 20, 2ULL << 20,
+		};
+
+		env->churn_p.nclasses = 6;
+		for (i = 0; i < 6; i++) {
+			env->churn_p.size[i] = io_sizes[i];
+			env->churn_p.weight[i] = 1;
+		}
+	}
+	if (env->churn_p.io && !c->have_ops)
+		env->churn_p.ops = 100;
+	if (env->churn_p.io && !c->have_interval)
+		env->churn_p.interval = 25;
+	if (env->churn_p.io && !c->have_range)
+		env->churn_p.range = 2 * ((io_largest(&env->churn_p) + (2ULL << 20) - 1) &
+					  ~((2ULL << 20) - 1));
 	if (c->have_size)
 		what = "--size (the range is --churn-range, the sizes --churn-mix)";
 	else if (env->churn_p.events && env->vcpus != 1)
@@ -762,14 +807,24 @@ static int check_churn(const struct opt_ctx *c)
 		what = "--no-preserve (churn verifies that every page keeps its data)";
 	else if (env->trace || env->counts)
 		what = "--trace or --counts";
-	else if (env->design || env->merge || env->inject.kind != INJECT_NONE)
-		what = "--design, --merge or --inject";
+	else if (env->design || env->merge ||
+		 (env->inject.kind != INJECT_NONE && !io_inject(env->inject.kind)) ||
+		 (io_inject(env->inject.kind) && !env->churn_p.io))
+		what = env->churn_p.io ? "--design, --merge or an --inject but io-guest@K and io-host@K" :
+		       "--design, --merge or --inject";
+	else if (env->churn_p.io && 2 * io_largest(&env->churn_p) > env->churn_p.range)
+		what = "a --churn-range below twice the largest --churn-mix size (the buffer and the bounce pool)";
 	if (what) {
 		fprintf(c->err, "convbench: --workload=%s does not take %s\n",
 			env->churn_p.accept ? "accept" :
-			env->churn_p.events ? "split" : "churn", what);
+			env->churn_p.events ? "split" :
+			env->churn_p.io ? "io" : "churn", what);
 		return 2;
 	}
+	if (env->inject.kind == INJECT_IO_GUEST)
+		env->churn_p.io_bad_guest = env->inject.k;
+	if (env->inject.kind == INJECT_IO_HOST)
+		env->churn_p.io_bad_host = env->inject.k;
 	for (i = 0; i < env->churn_p.nclasses; i++) {
 		if (env->churn_p.size[i] > env->churn_p.range) {
 			fprintf(c->err, "convbench: --churn-mix: a size is larger than --churn-range\n");

@@ -133,6 +133,37 @@ static int churn_start_together(struct worker *w, struct churn_result *r,
 	return -1;
 }
 
+/*
+ * --workload=io: request args[1] of args[3] bytes at gpa args[2], shared
+ * now, served by the device through the host's view of the slot
+ */
+static int churn_io_request(struct worker *w, struct churn_result *r,
+			    const uint64_t *args)
+{
+	struct conv_ctx *c = &w->cell->conv;
+	uint64_t gpa = args[2], len = args[3];
+	struct io_bad bad;
+
+	if (gpa < c->gpa || len > c->slot_size ||
+	    gpa - c->gpa > c->slot_size - len || len % GUEST_CONV_PAGE) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: io request %llu: gpa %#llx+%#llx outside the slot",
+			 w->vcpu->id, (unsigned long long)args[1],
+			 (unsigned long long)gpa, (unsigned long long)len);
+		return -1;
+	}
+	if (io_device_request(&r->dev, c->shared + (gpa - c->gpa), gpa, len,
+			      args[1], &bad)) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: io request %llu: the guest's data at gpa %#llx holds %#llx, expected %#llx (the device's check)",
+			 w->vcpu->id, (unsigned long long)args[1],
+			 (unsigned long long)bad.gpa, (unsigned long long)bad.got,
+			 (unsigned long long)bad.want);
+		return -1;
+	}
+	return 1;
+}
+
 /* a mark: what the kernel holds huge now (vCPU thread, guest waiting) */
 static int churn_sync(struct worker *w, const uint64_t *args)
 {
@@ -143,7 +174,7 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	};
 	struct churn_result *r = w->cell->hook_arg;
 	struct churn_mark m = { .op = args[1], .vcpu = w->vcpu->id,
-				.idx = args[2] };
+				.idx = args[2], .uexits = w->exits };
 	struct kvm_stats *vs = &r->vcpu_stats[w->vcpu->id];
 	bool together = args[0] == GUEST_SYNC_CHURN_MARK && m.idx == 1 &&
 			!r->p.events && !r->p.accept && w->cell->p->vcpus > 1;
@@ -161,6 +192,18 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 
 	if (args[0] == GUEST_SYNC_CHURN_RESET)
 		return churn_reset(w, args);
+	if (args[0] == GUEST_SYNC_IO_NULL)
+		return 1;
+	if (args[0] == GUEST_SYNC_IO_REQ)
+		return churn_io_request(w, r, args);
+	if (args[0] == GUEST_SYNC_IO_BAD) {
+		snprintf(w->error, sizeof(w->error),
+			 "vCPU %u: io request %llu: the device's answer at gpa %#llx holds %#llx, expected %#llx (the guest's check)",
+			 w->vcpu->id, (unsigned long long)args[1],
+			 (unsigned long long)args[2], (unsigned long long)args[3],
+			 (unsigned long long)args[4]);
+		return -1;
+	}
 	if (args[0] != GUEST_SYNC_CHURN_MARK) {
 		snprintf(w->error, sizeof(w->error),
 			 "vCPU %u: unexpected GUEST_SYNC %#llx", w->vcpu->id,
@@ -225,12 +268,18 @@ static uint64_t largest_class(const struct churn_params *cp)
 	return largest;
 }
 
+/* the samples of a vCPU: io, ops requests by each strategy of each class */
+static uint64_t churn_samples(const struct churn_params *cp)
+{
+	return cp->io ? cp->ops * GUEST_IO_NR * cp->nclasses : cp->ops;
+}
+
 uint64_t churn_guest_bytes(const struct cell_params *p)
 {
 	uint64_t npages = p->size / GUEST_CONV_PAGE;
 
 	return sizeof(struct churn_args) + npages * (1 + sizeof(uint64_t)) +
-	       p->churn->ops * sizeof(struct churn_sample) +
+	       churn_samples(p->churn) * sizeof(struct churn_sample) +
 	       largest_class(p->churn) + 8 * GUEST_CONV_PAGE;
 }
 
@@ -265,11 +314,15 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 		r = kvm_stats_open(&cr->vm_stats, c->vm->fd);
 		if (r)
 			return cell_error(res, r, "the VM's statistics (KVM_GET_STATS_FD)");
+		r = cp->io ? io_device_start(&cr->dev, cp->io_bad_host) : 0;
+		if (r)
+			return cell_error(res, r, "the io device thread");
 	}
 	a = __vm_alloc(c->vm, sizeof(*ca), 64);
 	st = __vm_alloc(c->vm, npages, 64);
 	val = __vm_alloc(c->vm, npages * sizeof(uint64_t), 64);
-	smp = __vm_alloc(c->vm, cp->ops * sizeof(struct churn_sample), 64);
+	smp = __vm_alloc(c->vm, churn_samples(cp) * sizeof(struct churn_sample),
+			 64);
 	scratch = __vm_alloc(c->vm, largest, GUEST_CONV_PAGE);
 	if (!a || !st || !val || !smp || !scratch)
 		return cell_error(res, -ENOMEM, "guest memory");
@@ -286,6 +339,8 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 	};
 	ca->events = cp->events;
 	ca->accept = cp->accept;
+	ca->io = cp->io;
+	ca->io_bad = cp->io ? cp->io_bad_guest : GUEST_IO_NO_BAD;
 	ca->ops = cp->ops;
 	ca->interval = cp->interval;
 	ca->nclasses = cp->nclasses;
@@ -296,8 +351,11 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 	ca->samples = (void *)(uintptr_t)smp;
 	ca->scratch_size = largest;
 	w->args = &ca->a;
-	/* one hypercall per operation: conversion k is operation k */
-	w->max_k = cp->ops;
+	/*
+	 * one hypercall per operation: conversion k is operation k; io:
+	 * the pool's, then two per share request (ops_exits unused)
+	 */
+	w->max_k = cp->io ? 1 + 2 * cp->ops * cp->nclasses : cp->ops;
 	w->host = calloc(w->max_k ? w->max_k : 1, sizeof(*w->host));
 	if (!w->host)
 		return cell_error(res, -ENOMEM, "host phases");
@@ -328,13 +386,17 @@ int churn_collect(struct cell *c, struct cell_result *res)
 
 		res->conversions += w->args->done_convs;
 		res->interrupted |= w->interrupted;
-		for (j = 0; j < w->args->nsamples && j < ca->ops; j++) {
+		for (j = 0; j < w->args->nsamples && j < churn_samples(&cr->p);
+		     j++) {
 			cr->ops[cr->nops] = gs[j];
 			cr->ops_vcpu[cr->nops] = i;
-			cr->ops_exits[cr->nops] = gs[j].op < w->max_k ?
+			cr->ops_exits[cr->nops] = !cr->p.io && gs[j].op < w->max_k ?
 						  w->host[gs[j].op].exits : 0;
 			cr->nops++;
 		}
+		for (j = 0; cr->p.io && j < w->args->cal_n[0] &&
+			    j < GUEST_CAL_N; j++)
+			cr->null_tsc[cr->nnull++] = w->args->cal[0][j];
 	}
 	return 0;
 }
@@ -345,6 +407,7 @@ void churn_result_free(struct churn_result *r)
 
 	if (!r)
 		return;
+	io_device_stop(&r->dev);
 	if (r->vm_stats.names)
 		kvm_stats_close(&r->vm_stats);
 	for (i = 0; i < VM_MAX_VCPUS; i++)

@@ -21,6 +21,7 @@
 
 #include "cell_types.h"
 #include "guest_churn.h"
+#include "io_device.h"
 #include "kvm_stats.h"
 #include "kvm_util.h"
 
@@ -40,6 +41,8 @@ struct churn_mark {
 	uint64_t thp_collapse;	/* thp_collapse_alloc */
 	/* KVM: the marking vCPU's exits (but interrupts'), NPT faults */
 	uint64_t exits, pf_taken, pf_fixed;
+	/* the vCPU's exits to userspace so far, this one included */
+	uint64_t uexits;
 };
 
 struct churn_result {
@@ -55,6 +58,10 @@ struct churn_result {
 	struct kvm_stats vm_stats;
 	/* each vCPU's, read by its thread only */
 	struct kvm_stats vcpu_stats[VM_MAX_VCPUS];
+	/* --workload=io: the device, the null exits the guests timed (TSC) */
+	struct io_device dev;
+	uint64_t null_tsc[VM_MAX_VCPUS * GUEST_CAL_N];
+	size_t nnull;
 	/* the sequence's start: vCPUs at their first mark after the fill */
 	unsigned int at_start;
 	pthread_cond_t start;

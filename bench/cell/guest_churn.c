@@ -73,18 +73,18 @@ static GUEST_CODE uint32_t churn_class(struct churn_args *c, uint64_t *rng)
 }
 
 /*
- * One timed conversion of n pages at page first to target (1: shared):
- * sample op. The data is kept (copied aside and back where the mode
- * does not keep it), or, without preserve (accept), the converted
- * pages read zeroes. Every page of the range is verified after.
+ * n pages at page first to target (1: shared), the data kept (copied
+ * aside and back where the mode does not keep it) or, without preserve
+ * (accept), the converted pages reading zeroes after; each page's first
+ * word checked against its value. The pages whose state changed.
  */
-static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
-				 uint32_t cls, uint64_t first, uint64_t n,
-				 uint8_t target)
+static GUEST_CODE uint64_t churn_convert(struct churn_args *c, uint64_t op,
+					 uint64_t first, uint64_t n,
+					 uint8_t target)
 {
 	bool copy = c->a.preserve && !c->a.inplace;
 	uint64_t off = first * GUEST_CONV_PAGE, size = n * GUEST_CONV_PAGE;
-	uint64_t p, t0, t1, got, ret, converted = 0;
+	uint64_t p, got, ret, converted = 0;
 
 	for (p = first; p < first + n; p++) {
 		converted += c->state[p] != target;
@@ -92,7 +92,6 @@ static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 		if (!c->a.preserve && c->state[p] != target)
 			c->value[p] = 0;
 	}
-	t0 = guest_rdtsc();
 	if (copy)
 		guest_copy64((void *)c->a.scratch, (void *)(c->a.base + off),
 			     size);
@@ -115,15 +114,32 @@ static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 			guest_halt();
 		}
 	}
+	for (p = first; p < first + n; p++)
+		c->state[p] = target;
+	return converted;
+}
+
+/*
+ * One timed conversion of n pages at page first to target: sample op
+ * (churn_convert()); every page of the range is verified after.
+ */
+static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
+				 uint32_t cls, uint64_t first, uint64_t n,
+				 uint8_t target)
+{
+	bool copy = c->a.preserve && !c->a.inplace;
+	uint64_t t0, t1, converted;
+
+	t0 = guest_rdtsc();
+	converted = churn_convert(c, op, first, n, target);
 	t1 = guest_rdtsc();
 	c->samples[op] = (struct churn_sample) {
 		.op = op, .cls = cls,
 		.dir = target ? GUEST_DIR_TO_SHARED : GUEST_DIR_TO_PRIVATE,
-		.off = off, .converted = converted, .total = t1 - t0,
-		.copied = copy ? 2 * size : 0,
+		.off = first * GUEST_CONV_PAGE, .converted = converted,
+		.total = t1 - t0,
+		.copied = copy ? 2 * n * GUEST_CONV_PAGE : 0,
 	};
-	for (p = first; p < first + n; p++)
-		c->state[p] = target;
 	churn_verify(c, op, first, n);
 }
 
@@ -194,10 +210,119 @@ static GUEST_CODE void churn_accept(struct churn_args *c, uint64_t *mark)
 	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op, (*mark)++, 0, 0, 0);
 }
 
+/*
+ * --workload=io, request op of class cls by strategy t: the payload is
+ * written into the buffer (the range's first n pages; untimed: the
+ * application's work), then, timed, sent and answered: bounce copies
+ * it into the pool (shared since the start), exits to the device and
+ * copies the answer back; share converts the buffer to shared (the
+ * data kept), exits to the device, which answers in the buffer, and
+ * converts it back to private (the answer kept). Every word of the
+ * answer is checked after.
+ */
+static GUEST_CODE void io_one(struct churn_args *c, uint64_t op, uint32_t cls,
+			      uint32_t t, uint64_t n)
+{
+	uint64_t size = n * GUEST_CONV_PAGE, pool = c->a.base + c->scratch_size;
+	bool copy = c->a.preserve && !c->a.inplace;
+	uint64_t p, i, t0, t1, converted = 0;
+
+	for (p = 0; p < n; p++) {
+		c->value[p] = io_word(op, p, 0);
+		guest_fill64((void *)(c->a.base + p * GUEST_CONV_PAGE),
+			     c->value[p], GUEST_CONV_PAGE);
+	}
+	/* --inject=io-guest@K: a wrong word the device must find */
+	if (op == c->io_bad)
+		guest_write64(c->a.base + size - GUEST_CONV_PAGE + 8,
+			      io_word(op, n - 1, 0) ^ 0x100);
+	t0 = guest_rdtsc();
+	if (t == GUEST_IO_BOUNCE) {
+		guest_copy64((void *)pool, (void *)c->a.base, size);
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_REQ, op, pool, size, 0, 0);
+		guest_copy64((void *)c->a.base, (void *)pool, size);
+	} else {
+		converted = churn_convert(c, op, 0, n, 1);
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_REQ, op, c->a.base, size,
+			    0, 0);
+		for (p = 0; p < n; p++)
+			c->value[p] = io_word(op, p, 1);
+		converted += churn_convert(c, op, 0, n, 0);
+	}
+	t1 = guest_rdtsc();
+	c->samples[op] = (struct churn_sample) {
+		.op = op, .cls = cls, .dir = t, .converted = converted,
+		.total = t1 - t0,
+		.copied = t == GUEST_IO_BOUNCE ? 2 * size : copy ? 4 * size : 0,
+	};
+	for (p = 0; p < n; p++) {
+		const volatile uint64_t *w = (void *)(c->a.base +
+						      p * GUEST_CONV_PAGE);
+
+		for (i = 0; i < GUEST_CONV_PAGE / 8; i++)
+			if (w[i] != io_word(op, p, 1)) {
+				guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_BAD, op,
+					    (uint64_t)(uintptr_t)&w[i], w[i],
+					    io_word(op, p, 1), 0);
+				guest_halt();
+			}
+	}
+}
+
+/*
+ * --workload=io: first the cell's null exits (for times less their
+ * exits), then the pool made shared (untimed: a swiotlb pool set up at
+ * boot), then for every class, ops requests by each strategy in blocks
+ * of interval, bounce then share in even blocks, share then bounce in
+ * odd ones, a mark before each block and after the last
+ */
+static GUEST_CODE void churn_io(struct churn_args *c, uint64_t *mark)
+{
+	uint64_t pool = c->a.base + c->scratch_size;
+	uint64_t npool = c->scratch_size / GUEST_CONV_PAGE;
+	uint64_t op = 0, i, t0, t1, b, done, blk, r;
+	uint32_t cls, h, t;
+
+	for (i = 0; i < GUEST_CAL_WARM + GUEST_CAL_N; i++) {
+		t0 = guest_rdtsc();
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_NULL, 0, 0, 0, 0, 0);
+		t1 = guest_rdtsc();
+		if (i >= GUEST_CAL_WARM)
+			c->a.cal[0][c->a.cal_n[0]++] = t1 - t0;
+	}
+	if (guest_map_gpa_range(pool, npool, KVM_MAP_GPA_RANGE_DECRYPTED)) {
+		guest_ucall(UCALL_SYNC, GUEST_SYNC_HCFAIL, 0, 0, 0, 0, 0);
+		guest_halt();
+	}
+	for (i = 0; i < npool; i++)
+		guest_write64(pool + i * GUEST_CONV_PAGE, 0);
+	for (cls = 0; cls < c->nclasses && !c->a.stop; cls++) {
+		for (b = 0, done = 0; done < c->ops && !c->a.stop; b++) {
+			blk = c->ops - done < c->interval ? c->ops - done :
+							     c->interval;
+			for (h = 0; h < GUEST_IO_NR && !c->a.stop; h++) {
+				t = b % 2 ? GUEST_IO_NR - 1 - h : h;
+				guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK,
+					    op, (*mark)++, 0, 0, 0);
+				for (r = 0; r < blk && !c->a.stop; r++) {
+					io_one(c, op, cls, t,
+					       c->cls_size[cls] / GUEST_CONV_PAGE);
+					c->a.nsamples = ++op;
+					c->a.done_convs = op;
+				}
+			}
+			done += blk;
+		}
+	}
+	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op, (*mark)++, 0, 0, 0);
+}
+
 GUEST_CODE void guest_churn_main(struct churn_args *c)
 {
 	uint64_t rng = c->a.seed | 1, npages = c->a.size / GUEST_CONV_PAGE;
 	uint64_t op, mark = 0, p;
+	/* io: ops requests by each strategy of each class */
+	uint64_t nsamp = c->io ? c->ops * GUEST_IO_NR * c->nclasses : c->ops;
 
 	/*
 	 * Slot 0's pages this workload writes, written now: mark 0 is the
@@ -206,17 +331,19 @@ GUEST_CODE void guest_churn_main(struct churn_args *c)
 	/* rep stosq, not a loop the compiler could make a libc call of */
 	guest_fill64(c->state, 0, npages);
 	guest_fill64(c->value, 0, npages * sizeof(*c->value));
-	for (p = 0; p < c->ops * sizeof(*c->samples); p += GUEST_CONV_PAGE)
+	for (p = 0; p < nsamp * sizeof(*c->samples); p += GUEST_CONV_PAGE)
 		guest_write64(((uint64_t)(uintptr_t)c->samples + p) & ~7ULL, 0);
-	guest_write64((uint64_t)(uintptr_t)(c->samples + c->ops) - 8, 0);
+	guest_write64((uint64_t)(uintptr_t)(c->samples + nsamp) - 8, 0);
 	for (p = 0; p < c->scratch_size; p += GUEST_CONV_PAGE)
 		guest_write64(c->a.scratch + p, 0);
 	guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, 0, mark++, 0, 0, 0);
-	if (c->events || c->accept) {
+	if (c->events || c->accept || c->io) {
 		if (c->events)
 			churn_events(c, &mark);
-		else
+		else if (c->accept)
 			churn_accept(c, &mark);
+		else
+			churn_io(c, &mark);
 		GUEST_DONE();
 		return;
 	}

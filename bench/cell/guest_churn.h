@@ -31,11 +31,35 @@
  */
 #define GUEST_SYNC_CHURN_RESET	0x52534554
 
+/*
+ * --workload=io: request op of strategy (GUEST_IO_*) for the device:
+ * op, gpa of the data (the pool or the buffer, shared now), bytes; the
+ * device checks every word against io_word(op, page, 0) and answers
+ * with io_word(op, page, 1)
+ */
+#define GUEST_SYNC_IO_REQ	0x494f5251
+/* --workload=io: an exit that does nothing (the cell's null exit) */
+#define GUEST_SYNC_IO_NULL	0x494f4e55
+/* --workload=io: the device's answer at gpa is wrong: op, gpa, got, want */
+#define GUEST_SYNC_IO_BAD	0x494f4244
+
+enum { GUEST_IO_BOUNCE, GUEST_IO_SHARE, GUEST_IO_NR };
+
+/* the words of request op's page `page` (in its data): sent or answered */
+static inline GUEST_CODE uint64_t io_word(uint64_t op, uint64_t page,
+					  int answer)
+{
+	return ((op + 1) * 0x9e3779b97f4a7c15ULL ^ (page << 8) ^
+		(answer ? 0xa5a5a5a5a5a5a5a5ULL : 0x0101)) | 1;
+}
+
+#define GUEST_IO_NO_BAD	CHURN_IO_NO_BAD
+
 /* one operation, as the guest timed it */
 struct churn_sample {
 	uint64_t op;
 	uint32_t cls;		/* index into the mix */
-	uint32_t dir;		/* GUEST_DIR_* */
+	uint32_t dir;		/* GUEST_DIR_*; io: GUEST_IO_* */
 	uint64_t off;		/* bytes into the vCPU's range */
 	uint64_t converted;	/* pages whose state changed */
 	uint64_t total;		/* guest TSC: request .. range usable */
@@ -60,6 +84,9 @@ struct churn_args {
 	uint64_t scratch_size;	/* a.scratch's: the largest class (copies) */
 	uint32_t events;	/* --workload=split */
 	uint32_t accept;	/* --workload=accept */
+	uint32_t io;		/* --workload=io */
+	/* --inject=io-guest@K: the guest sends request K with a wrong word */
+	uint64_t io_bad;
 };
 
 void guest_churn_main(struct churn_args *c);

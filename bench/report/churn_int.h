@@ -2,7 +2,8 @@
 /*
  * What the writers of the workloads on churn's engine share (inside
  * bench/report/ only): churn_report.c (the sequence and the dispatch),
- * churn_events.c (--workload=split), churn_accept.c (--workload=accept).
+ * churn_events.c (--workload=split), churn_accept.c (--workload=accept),
+ * churn_io.c (--workload=io).
  */
 #ifndef CONVBENCH_CHURN_INT_H
 #define CONVBENCH_CHURN_INT_H
@@ -60,5 +61,8 @@ int churn_events_report(struct report *rep, const struct cell_result *res,
 /* --workload=accept's (churn_accept.c) */
 int churn_accept_report(struct report *rep, const struct cell_result *res,
 			size_t n, const struct series_arg *ops);
+/* --workload=io's (churn_io.c) */
+int churn_io_report(struct report *rep, const struct cell_result *res,
+		    size_t n, const struct series_arg *ops);
 
 #endif /* CONVBENCH_CHURN_INT_H */

@@ -469,12 +469,15 @@ int churn_report(struct report *rep, const struct cell_result *res, size_t n)
 	for (i = 0; i < n; i++)
 		if (!digest(&cells[nc], &res[i], tmp))
 			nc++;
-	if (rep->env->churn_p.events || rep->env->churn_p.accept) {
+	if (rep->env->churn_p.events || rep->env->churn_p.accept ||
+	    rep->env->churn_p.io) {
 		struct series_arg ops = { cells, nc, tmp };
 
 		r = rep->env->churn_p.events ?
 		    churn_events_report(rep, res, n, &ops) :
-		    churn_accept_report(rep, res, n, &ops);
+		    rep->env->churn_p.accept ?
+		    churn_accept_report(rep, res, n, &ops) :
+		    churn_io_report(rep, res, n, &ops);
 		free(cells);
 		free(tmp);
 		return r;

@@ -335,7 +335,7 @@ static void test_churn(void)
 	refused("--churn-mix=4K:1,4K:2", "--churn-mix");
 	refused("--churn-mix=4K:1,,8K:1", "--churn-mix");
 	refused("--churn-mix=4K:1,8K:1,12K:1,16K:1,20K:1,24K:1,28K:1,32K:1,36K:1", "--churn-mix");
-	refused("--churn-ops=5", "--workload=churn or split");
+	refused("--churn-ops=5", "--workload=churn, split, accept or io");
 	refused_with("--workload=churn", "--size=4K", "--size");
 	refused_with("--workload=churn", "--iterations=5", "--iterations");
 	refused_with("--workload=churn", "--trigger=implicit", "--trigger");
@@ -372,6 +372,28 @@ static void test_churn(void)
 	r = parse(&env, err, sizeof(err), "--workload=accept",
 		  "--churn-range=6M", "--churn-mix=4M:1", NULL);
 	tap_result(r == 2 && strstr(err, "divide"), "an accept chunk must divide the range");
+	r = parse(&env, err, sizeof(err), "--workload=io", NULL);
+	tap_result(!r && env.churn_p.io && env.churn_p.nclasses == 6 &&
+		   env.churn_p.size[0] == 4096 && env.churn_p.size[5] == 2 << 20 &&
+		   env.churn_p.ops == 100 && env.churn_p.interval == 25 &&
+		   env.churn_p.range == 4 << 20 &&
+		   env.churn_p.io_bad_guest == CHURN_IO_NO_BAD &&
+		   env.churn_p.io_bad_host == CHURN_IO_NO_BAD,
+		   "--workload=io: 4K to 2M, 100 requests by each strategy in blocks of 25, a 4M range, nothing planted");
+	r = parse(&env, err, sizeof(err), "--workload=io", "--churn-mix=64K:1",
+		  "--churn-ops=7", "--inject=io-host@3", NULL);
+	tap_result(!r && env.churn_p.range == 4 << 20 && env.churn_p.ops == 7 &&
+		   env.churn_p.io_bad_host == 3 &&
+		   env.churn_p.io_bad_guest == CHURN_IO_NO_BAD,
+		   "--workload=io takes sizes, requests and io-host@K");
+	r = parse(&env, err, sizeof(err), "--workload=io", "--inject=io-guest@9", NULL);
+	tap_result(!r && env.churn_p.io_bad_guest == 9, "--workload=io takes io-guest@K");
+	refused_with("--workload=io", "--churn-range=2M", "twice the largest");
+	refused_with("--workload=io", "--inject=fail@1", "io-guest@K");
+	refused_with("--workload=churn", "--inject=io-host@1", "--inject");
+	refused_with("--workload=conversion", "--inject=io-guest@1", "--workload=io");
+	refused_with("--workload=io", "--inject=io-host@x", "--inject");
+	refused_with("--workload=io", "--no-preserve", "--no-preserve");
 }
 
 int main(void)

@@ -20,7 +20,7 @@
 # the series" from a skip into a failure: set it in the project's VM.
 
 cd "$(dirname "$0")" || exit 1
-TESTS=${TESTS:-"test_memfd_inaccessible test_private_memslot test_private_setup test_private_teardown test_private_fault test_private_flip test_private_emulate test_private_reclaim test_private_smm test_inplace test_inplace_2m test_inplace_race test_private_isolation test_private_mm test_private_2m test_probe_points.sh test_convbench.sh test_churn.sh test_convbench_errors.sh test_convbench_gmem.sh test_inplace_check test_stress_diag.sh"}
+TESTS=${TESTS:-"test_memfd_inaccessible test_private_memslot test_private_setup test_private_teardown test_private_fault test_private_flip test_private_emulate test_private_reclaim test_private_smm test_inplace test_inplace_2m test_inplace_race test_private_isolation test_private_mm test_private_2m test_probe_points.sh test_convbench.sh test_churn.sh test_io.sh test_convbench_errors.sh test_convbench_gmem.sh test_inplace_check test_stress_diag.sh"}
 TIMEOUT=${TEST_TIMEOUT:-300}
 tmp=$(mktemp -d 2>/dev/null) || { tmp=/tmp/convbench-tests.$$; mkdir -p "$tmp"; }
 passed=0 failed=0 skipped=0
