@@ -292,3 +292,115 @@ void print_accept(FILE *f, const struct run *r)
 	}
 	both_free(j);
 }
+
+/* a size in bytes as 4K, 256K, 2M; "none" for 0 or none */
+static const char *io_size(const struct jv *v, char *buf, size_t len)
+{
+	double b = jv_num(v, 0);
+
+	if (!(b > 0))
+		snprintf(buf, len, "none");
+	else if (b >= 1 << 20)
+		snprintf(buf, len, "%gM", b / (1 << 20));
+	else
+		snprintf(buf, len, "%gK", b / 1024);
+	return buf;
+}
+
+/* one mode's sizes: p50s, the ratio with its interval; then the work */
+static void print_io_mode(FILE *f, const struct jv *m)
+{
+	const struct jv *sizes = jv_get(m, "sizes");
+	const char *mode = jv_str(jv_get(m, "mode"), "?");
+	char a[64], b[64], c[24], sz[24], x1[24], x2[24], x3[24];
+	size_t k;
+
+	for (k = 0; k < jv_len(sizes); k++) {
+		const struct jv *y = jv_at(sizes, k);
+		const struct jv *bo = jv_get(y, "bounce"), *sh = jv_get(y, "share");
+
+		snprintf(a, sizeof(a), "%.1f",
+			 jv_num(jv_get(jv_get(bo, "p50_ns"), "geomean"), NAN) / 1e3);
+		snprintf(b, sizeof(b), "%.1f",
+			 jv_num(jv_get(jv_get(sh, "p50_ns"), "geomean"), NAN) / 1e3);
+		snprintf(c, sizeof(c), "%.2f",
+			 jv_num(jv_get(jv_get(y, "share_over_bounce_less_exits"), "geomean"), NAN));
+		text_line(f, "  %-11s %-4s %9s %9s %-22s %6s", k ? "" : mode,
+			  io_size(jv_get(y, "size_bytes"), sz, sizeof(sz)), a, b,
+			  mean_ci(jv_get(y, "share_over_bounce_p50"), "%.2f",
+				  x1, sizeof(x1)), c);
+	}
+	text_line(f, "  %-11s crossover %s (surely from %s, possibly from %s);",
+		  "", io_size(jv_get(jv_get(m, "crossover"), "size_bytes"), x1, sizeof(x1)),
+		  io_size(jv_get(jv_get(m, "crossover"), "surely_from_bytes"), x2, sizeof(x2)),
+		  io_size(jv_get(jv_get(m, "crossover"), "possibly_from_bytes"), x3, sizeof(x3)));
+	text_line(f, "  %-11s less exits: %s", "",
+		  io_size(jv_get(jv_get(m, "crossover_less_exits"), "size_bytes"), x1, sizeof(x1)));
+}
+
+/* one mode's work per request, bounce | share */
+static void print_io_work(FILE *f, const struct jv *m)
+{
+	const struct jv *sizes = jv_get(m, "sizes");
+	const char *mode = jv_str(jv_get(m, "mode"), "?");
+	char e[32], n[32], cp[32], sz[24];
+	size_t k;
+
+	for (k = 0; k < jv_len(sizes); k++) {
+		const struct jv *y = jv_at(sizes, k);
+		const struct jv *bo = jv_get(y, "bounce"), *sh = jv_get(y, "share");
+
+#define IO_MEAN(s, key) jv_num(jv_get(jv_get(s, key), "mean"), NAN)
+		snprintf(e, sizeof(e), "%.1f|%.1f", IO_MEAN(bo, "exits_per_request"),
+			 IO_MEAN(sh, "exits_per_request"));
+		snprintf(n, sizeof(n), "%.1f|%.1f", IO_MEAN(bo, "npt_faults_per_request"),
+			 IO_MEAN(sh, "npt_faults_per_request"));
+		snprintf(cp, sizeof(cp), "%.0f|%.0f",
+			 IO_MEAN(bo, "copied_bytes_per_request") / 1024,
+			 IO_MEAN(sh, "copied_bytes_per_request") / 1024);
+#undef IO_MEAN
+		text_line(f, "  %-11s %-4s %11s %14s %16s", k ? "" : mode,
+			  io_size(jv_get(y, "size_bytes"), sz, sizeof(sz)), e, n, cp);
+	}
+}
+
+void print_io(FILE *f, const struct run *r)
+{
+	const struct jv *x[2], *ms;
+	struct jv *j[2];
+	unsigned int i;
+	size_t k;
+
+	if (!both_load(r, "io", "io", j, x)) {
+		both_free(j);
+		return;
+	}
+	fprintf(f, "\n");
+	text_line(f, "I/O through shared buffers (--workload=io):");
+	text_wrap(f, "  ", "  ", "A host device thread checks every word a "
+		  "request sends and writes the answer; the guest checks it. "
+		  "Two strategies on the same requests, in alternating blocks: "
+		  "bounce (copied through a pool made shared once, as swiotlb) "
+		  "and share (the buffer converted to shared with its data, "
+		  "and back). p50 in us (geometric mean over rounds); "
+		  "share/bounce with its 95% interval over rounds, and less "
+		  "the exits at each VM's own null exit. Below 1 sharing wins.");
+	text_line(f, "  %-11s %-4s %9s %9s %-22s %6s", "mode", "size",
+		  "bounce", "share", "share/bounce (95% CI)", "-exits");
+	for (i = 0; i < 2; i++) {
+		ms = jv_get(x[i], "modes");
+		for (k = 0; k < jv_len(ms); k++)
+			print_io_mode(f, jv_at(ms, k));
+	}
+	text_line(f, "  Work per request, bounce|share: exits to userspace, "
+		  "NPT faults,");
+	text_line(f, "  KiB the guest copied");
+	text_line(f, "  %-11s %-4s %11s %14s %16s", "mode", "size", "exits",
+		  "NPT faults", "copied KiB");
+	for (i = 0; i < 2; i++) {
+		ms = jv_get(x[i], "modes");
+		for (k = 0; k < jv_len(ms); k++)
+			print_io_work(f, jv_at(ms, k));
+	}
+	both_free(j);
+}

@@ -521,6 +521,7 @@ int main(int argc, char **argv)
 	print_churn(f, &r);
 	print_split(f, &r);
 	print_accept(f, &r);
+	print_io(f, &r);
 	print_hyperfine(f, &r);
 	if (repeat && repeat_section(f, &r, repeat, margin, err,
 				     sizeof(err))) {

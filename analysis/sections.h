@@ -25,6 +25,12 @@ void print_churn(FILE *f, const struct run *r);
 void print_split(FILE *f, const struct run *r);
 /* and their accept sweeps: RUN/accept/ and RUN/gmem/accept/ */
 void print_accept(FILE *f, const struct run *r);
+/*
+ * and their io requests: RUN/io/ and RUN/gmem/io/: per mode and size
+ * the strategies' p50, share/bounce with its interval, the crossover,
+ * the work per request
+ */
+void print_io(FILE *f, const struct run *r);
 /* why probe was not traced in r, or NULL */
 const char *not_traced(const struct run *r, const char *probe);
 /* calls, exclusive ns and conversions of probe in (mode, size) ones */

@@ -871,6 +871,57 @@ grep -qx '  inplace     4K    accept 36.28 (35.10..37.50)        256.0    256.0'
 	grep -q '^  64M made shared (untimed), then' "$ch/report.txt" &&
 	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
 tap_ok $? "the accept section: ms per MiB with its interval, exits and faults per MiB, per mode, chunk and sweep"
+# the io requests: p50s, share/bounce with its interval, the crossovers,
+# the work per request
+mkdir -p "$ch/io"
+ovr() {	# ovr GEOMEAN LO HI
+	printf '{ "geomean": %s, "ci95_lo": %s, "ci95_hi": %s, "rounds": 3 }' "$@"
+}
+strat() {	# strat P50_NS EXITS FAULTS COPIED
+	printf '{ "p50_ns": %s, "exits_per_request": { "mean": %s }, "npt_faults_per_request": { "mean": %s }, "copied_bytes_per_request": { "mean": %s } }' \
+		"$(ovr "$1" null null)" "$2" "$3" "$4"
+}
+iosize() {	# iosize SIZE B_P50 S_P50 RATIO LO HI NORM COPIED_B COPIED_S
+	printf '{ "size_bytes": %s, "bounce": %s, "share": %s, "share_over_bounce_p50": %s, "share_over_bounce_less_exits": %s }' \
+		"$1" "$(strat "$2" 1 0.1 "$8")" "$(strat "$3" 3 2 "$9")" "$(ovr "$4" "$5" "$6")" "$(ovr "$7" null null)"
+}
+printf '{ "io": { "modes": [ { "mode": "inplace", "sizes": [ %s, %s ], "crossover": { "size_bytes": 1048576, "surely_from_bytes": null, "possibly_from_bytes": 262144 }, "crossover_less_exits": { "size_bytes": 16384 } } ] } }\n' \
+	"$(iosize 4096 111800 445800 3.99 3.5 4.5 4.56 8192 0)" \
+	"$(iosize 1048576 8774100 7878300 0.898 0.8 1.01 0.7 2097152 0)" > "$ch/io/churn.json"
+"$CR" -q "$ch" > /dev/null 2>&1
+grep -qx '  inplace     4K       111.8     445.8 3.99 (3.50..4.50)        4.56' "$ch/report.txt" &&
+	grep -qx '              1M      8774.1    7878.3 0.90 (0.80..1.01)        0.70' "$ch/report.txt" &&
+	grep -qx '              crossover 1M (surely from none, possibly from 256K);' "$ch/report.txt" &&
+	grep -qx '              less exits: 16K' "$ch/report.txt" &&
+	grep -qx '  inplace     4K       1.0|3.0        0.1|2.0              8|0' "$ch/report.txt" &&
+	grep -qx '              1M       1.0|3.0        0.1|2.0           2048|0' "$ch/report.txt" &&
+	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
+tap_ok $? "the io section: p50s, share/bounce with its interval, the crossovers, the work per request, in 72 columns"
+sed -n '/^I\/O through/,/^  Work per/p' "$ch/report.txt" | sed 's/^/# /'
+if command -v gnuplot > /dev/null; then
+	# io.gp from io.csv: per mode and strategy the geometric mean over
+	# rounds; the crossover where share's p50 falls below bounce's
+	{
+		echo "mode,round,strategy,size_bytes,requests,p50_ns,p99_ns,mean_ns,requests_per_s,mb_per_s"
+		echo "inplace,0,bounce,4096,8,100000,1,1,1,40"
+		echo "inplace,1,bounce,4096,8,400000,1,1,1,10"
+		echo "inplace,0,share,4096,8,400000,1,1,1,10"
+		echo "inplace,1,share,4096,8,400000,1,1,1,10"
+		echo "inplace,0,bounce,65536,8,800000,1,1,1,80"
+		echo "inplace,1,bounce,65536,8,800000,1,1,1,80"
+		echo "inplace,0,share,65536,8,400000,1,1,1,160"
+		echo "inplace,1,share,65536,8,400000,1,1,1,160"
+	} > "$ch/io/io.csv"
+	gnuplot -c "$HERE/io.gp" "$ch" > "$tmp/gpio.out" 2>&1 &&
+		[ -s "$ch/plots/io.png" ] && [ ! -s "$tmp/gpio.out" ] &&
+		grep -qx '4096 20 200' "$ch/plots/data/io-inplace-bounce.dat" &&
+		grep -qx '65536 0.5' "$ch/plots/data/io-inplace-ratio.dat" &&
+		grep -qx 'inplace 65536' "$ch/plots/data/io-crossover.dat"
+	tap_ok $? "io.gp: geometric means over rounds, share/bounce, the crossover at 64K, no gnuplot complaint"
+	sed 's/^/# /' "$tmp/gpio.out" | head -n 5
+else
+	tap_skip "io.gp (no gnuplot)"
+fi
 
 # --- the README's tables: what convreport prints from the committed runs
 (cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" README.md) > "$tmp/readme.out" 2>&1
