@@ -41,7 +41,10 @@
 # many rounds, into RUN/split/ and RUN/gmem/split/), BENCH_ACCEPT_MB
 # (64: then convbench --workload=accept, a boot's conversion storm over
 # that many MiB in chunks of 4K, 2M and 4M, into RUN/accept/ and
-# RUN/gmem/accept/).
+# RUN/gmem/accept/), BENCH_IO_REQS (50: then convbench --workload=io,
+# requests of 4K to 2M by bounce and by sharing in place, that many by
+# each strategy of each size in blocks of 25, into RUN/io/ and
+# RUN/gmem/io/).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -98,6 +101,8 @@ case $churn_ops in ''|0|*[!0-9]*) echo "run-bench: BENCH_CHURN_OPS expects a who
 case ${BENCH_SPLIT_EVENTS:-100} in ''|0|*[!0-9]*) echo "run-bench: BENCH_SPLIT_EVENTS expects a whole number from 1, got '${BENCH_SPLIT_EVENTS:-}'" >&2; exit 2 ;; esac
 # split events: two conversions each
 churn_events=$(( 2 * ${BENCH_SPLIT_EVENTS:-100} ))
+io_reqs=${BENCH_IO_REQS:-50}
+case $io_reqs in ''|0|*[!0-9]*) echo "run-bench: BENCH_IO_REQS expects a whole number from 1, got '$io_reqs'" >&2; exit 2 ;; esac
 accept_mb=${BENCH_ACCEPT_MB:-64}
 case $accept_mb in
 ''|*[!0-9]*) accept_ok=0 ;;
@@ -241,10 +246,11 @@ done <<<"$boots"
 
 # huge pages over time: one boot of KDIR running convbench
 # --workload=churn in MODES, then --workload=split (the split and the
-# range made uniform again, timed as events) and --workload=accept (a
-# boot's conversion storm), their folders into DEST/churn, DEST/split
-# and DEST/accept (with the boot's console and vm.env in churn/); 0, or
-# 1 when it failed (what it wrote is kept)
+# range made uniform again, timed as events), --workload=accept (a
+# boot's conversion storm) and --workload=io (I/O bounced or shared in
+# place), their folders into DEST/churn, DEST/split, DEST/accept and
+# DEST/io (with the boot's console and vm.env in churn/); 0, or 1 when
+# it failed (what it wrote is kept)
 churn_boot() {	# KDIR MODES DEST
 	local vmout=$work/vm-churn-${2//,/-} rc f
 	local common="--mode=$2 --rounds=$churn_rounds --seed=$seed"
@@ -252,12 +258,12 @@ churn_boot() {	# KDIR MODES DEST
 	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
 		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 --add "$cb" \
 		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept" \
+		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io" \
 		2>&1 | sed -u 's/^/  | /' >&2
 	rc=${PIPESTATUS[0]}
 	set -e
 	mkdir -p "$3"
-	for f in churn split accept; do
+	for f in churn split accept io; do
 		[ -d "$vmout/$f" ] && cp -r "$vmout/$f" "$3/"
 	done
 	mkdir -p "$3/churn"

@@ -138,7 +138,7 @@ grep -q "the custom kernel $k1 runs the gmem modes" "$tmp/custom.err"
 said=$?
 # the gmem run also has make bench's churn boot: two rounds, short
 grun=$(bench gmem BENCH_MODES=gmem BENCH_CHURN_ROUNDS=2 BENCH_CHURN_OPS=60 \
-	BENCH_SPLIT_EVENTS=10 BENCH_ACCEPT_MB=4)
+	BENCH_SPLIT_EVENTS=10 BENCH_ACCEPT_MB=4 BENCH_IO_REQS=4)
 grc=$?
 [ $crc = 0 ] || tail -n 5 "$tmp/custom.err" | sed 's/^/# custom: /'
 [ $grc = 0 ] || tail -n 5 "$tmp/gmem.err" | sed 's/^/# gmem: /'
@@ -159,8 +159,11 @@ tap_ok $? "run-bench.sh BENCH_KERNEL=custom: 4 boots of the custom kernel in gme
 	[ "$(grep -c '^gmem,[01],[0-9]*,split,' "$grun/split/events.csv")" = 20 ] &&
 	grep -qE "^  gmem +split +[0-9.]+ " "$tmp/grep.txt" &&
 	[ "$(grep -c '^gmem,[01],[0-9]*,\(accept\|pool\),' "$grun/accept/accept.csv")" = 12 ] &&
-	grep -qE "^  gmem +4K +accept +[0-9.]+ \([0-9.]+\.\.[0-9.]+\) +256\.0 " "$tmp/grep.txt"
-tap_ok $? "make bench's churn boot: 2 gmem rounds of 60 conversions, of 10 split events and of a 4M accept sweep, the report's sections; none with BENCH_CHURN_ROUNDS=0"
+	grep -qE "^  gmem +4K +accept +[0-9.]+ \([0-9.]+\.\.[0-9.]+\) +256\.0 " "$tmp/grep.txt" &&
+	[ "$(grep -c '^gmem,[01],\(bounce\|share\),' "$grun/io/io.csv")" = 24 ] &&
+	grep -qE "^  gmem +4K +[0-9.]+ +[0-9.]+ [0-9.]+ \([0-9.]+\.\.[0-9.]+\)" "$tmp/grep.txt" &&
+	grep -qE "^  gmem +4K +1\.0\|3\.0 " "$tmp/grep.txt"
+tap_ok $? "make bench's churn boot: 2 gmem rounds of 60 conversions, of 10 split events, of a 4M accept sweep and of io requests (4 by each strategy of 6 sizes), the report's sections; none with BENCH_CHURN_ROUNDS=0"
 sed -n '/^Huge pages under conversion churn/,/^$/p' "$tmp/grep.txt" | sed 's/^/# /'
 
 "$CR" --compare --conf=99.9 "$grun" "$crun" > "$tmp/cmp.txt" 2>&1
