@@ -96,6 +96,18 @@ struct churn_params {
 	uint32_t weight[CHURN_CLASSES];
 };
 
+/* the largest size class (io: the buffer's and the pool's size) */
+static inline uint64_t churn_largest(const struct churn_params *cp)
+{
+	uint64_t largest = 0;
+	unsigned int k;
+
+	for (k = 0; k < cp->nclasses; k++)
+		if (cp->size[k] > largest)
+			largest = cp->size[k];
+	return largest;
+}
+
 struct churn_result;
 
 /* what a cell measures; the guest reads a copy of it */

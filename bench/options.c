@@ -723,17 +723,6 @@ static bool io_inject(enum inject_kind k)
 	return k == INJECT_IO_GUEST || k == INJECT_IO_HOST;
 }
 
-static uint64_t io_largest(const struct churn_params *cp)
-{
-	uint64_t largest = 0;
-	unsigned int i;
-
-	for (i = 0; i < cp->nclasses; i++)
-		if (cp->size[i] > largest)
-			largest = cp->size[i];
-	return largest;
-}
-
 /* --workload=churn, split, accept and io against the rest */
 static int check_churn(const struct opt_ctx *c)
 {
@@ -789,7 +778,7 @@ static int check_churn(const struct opt_ctx *c)
 	if (env->churn_p.io && !c->have_interval)
 		env->churn_p.interval = 25;
 	if (env->churn_p.io && !c->have_range)
-		env->churn_p.range = 2 * ((io_largest(&env->churn_p) + (2ULL << 20) - 1) &
+		env->churn_p.range = 2 * ((churn_largest(&env->churn_p) + (2ULL << 20) - 1) &
 					  ~((2ULL << 20) - 1));
 	if (c->have_size)
 		what = "--size (the range is --churn-range, the sizes --churn-mix)";
@@ -812,7 +801,7 @@ static int check_churn(const struct opt_ctx *c)
 		 (io_inject(env->inject.kind) && !env->churn_p.io))
 		what = env->churn_p.io ? "--design, --merge or an --inject but io-guest@K and io-host@K" :
 		       "--design, --merge or --inject";
-	else if (env->churn_p.io && 2 * io_largest(&env->churn_p) > env->churn_p.range)
+	else if (env->churn_p.io && 2 * churn_largest(&env->churn_p) > env->churn_p.range)
 		what = "a --churn-range below twice the largest --churn-mix size (the buffer and the bounce pool)";
 	if (what) {
 		fprintf(c->err, "convbench: --workload=%s does not take %s\n",

@@ -257,17 +257,6 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	return ret;
 }
 
-static uint64_t largest_class(const struct churn_params *cp)
-{
-	uint64_t largest = 0;
-	unsigned int k;
-
-	for (k = 0; k < cp->nclasses; k++)
-		if (cp->size[k] > largest)
-			largest = cp->size[k];
-	return largest;
-}
-
 /* the samples of a vCPU: io, ops requests by each strategy of each class */
 static uint64_t churn_samples(const struct churn_params *cp)
 {
@@ -280,7 +269,7 @@ uint64_t churn_guest_bytes(const struct cell_params *p)
 
 	return sizeof(struct churn_args) + npages * (1 + sizeof(uint64_t)) +
 	       churn_samples(p->churn) * sizeof(struct churn_sample) +
-	       largest_class(p->churn) + 8 * GUEST_CONV_PAGE;
+	       churn_largest(p->churn) + 8 * GUEST_CONV_PAGE;
 }
 
 static int cell_error(struct cell_result *res, int err, const char *what)
@@ -296,7 +285,7 @@ int churn_setup_worker(struct cell *c, struct worker *w, unsigned int i,
 	const struct cell_params *p = c->p;
 	const struct churn_params *cp = p->churn;
 	uint64_t npages = p->size / GUEST_CONV_PAGE;
-	uint64_t largest = largest_class(cp), a, st, val, smp, scratch;
+	uint64_t largest = churn_largest(cp), a, st, val, smp, scratch;
 	struct churn_args *ca;
 	int r;
 
