@@ -196,6 +196,14 @@ struct cell_result {
 	uint64_t n;
 	uint64_t conversions;	/* incl. warm-up and unrecorded directions */
 	double wall_s;
+	/*
+	 * The whole run of the cell (both directions, every vCPU): the
+	 * IPIs the guest kernel took (/proc/interrupts: RES, CAL and TLB
+	 * rows, every CPU) and KVM's remote TLB flush requests for this VM;
+	 * vm_counts false: not read
+	 */
+	bool vm_counts;
+	uint64_t ipis, tlb_flush_req;
 	bool interrupted;	/* stopped by SIGINT/SIGTERM, samples so far kept */
 	char error[512];	/* empty: every conversion verified */
 	char thp[32];		/* shmem_enabled used for the private fd */

@@ -125,6 +125,47 @@ static void cal_collect(struct cell *c, struct cell_result *res)
 	}
 }
 
+/* IPIs the kernel took so far: RES, CAL and TLB of /proc/interrupts */
+static bool ipis_read(uint64_t *sum)
+{
+	static const char *const rows[] = { "RES:", "CAL:", "TLB:" };
+	char line[4096], *p, *end;
+	unsigned int k, found = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	*sum = 0;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		for (k = 0; k < 3 && strncmp(p, rows[k], 4); k++)
+			;
+		if (k == 3)
+			continue;
+		found++;
+		/* the per-CPU counts, up to the row's description */
+		for (p += 4;; p = end) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			*sum += v;
+		}
+	}
+	fclose(f);
+	return found > 0;
+}
+
+/* the cell's VM-wide counts now (ipis_read(), KVM's flush requests) */
+static bool vm_counts_read(struct kvm_stats *st, uint64_t *ipis,
+			   uint64_t *tlb)
+{
+	if (!ipis_read(ipis) || kvm_stats_read(st))
+		return false;
+	*tlb = kvm_stats_value(st, "remote_tlb_flush_requests");
+	return true;
+}
+
 static void cell_free(struct cell *c)
 {
 	host_conv_destroy(&c->conv);
@@ -340,7 +381,9 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 	struct cell *c = calloc(1, sizeof(*c));
 	char old_thp[32] = "";
 	unsigned int i, started = 0;
-	bool thp_changed;
+	struct kvm_stats vm_st = { 0 };
+	uint64_t ipi0 = 0, tlb0 = 0;
+	bool thp_changed, have_vm;
 	int r, khz;
 
 	memset(res, 0, sizeof(*res));
@@ -378,11 +421,20 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 		}
 		started++;
 	}
+	have_vm = !r && !kvm_stats_open(&vm_st, c->vm->fd);
+	have_vm = have_vm && vm_counts_read(&vm_st, &ipi0, &tlb0);
 	gate_open(c, r ? -1 : 1);
 	if (!r)
 		cell_watch(c, res);
 	for (i = 0; i < started; i++)
 		pthread_join(c->w[i].thread, NULL);
+	if (have_vm && vm_counts_read(&vm_st, &res->ipis, &res->tlb_flush_req)) {
+		res->vm_counts = true;
+		res->ipis -= ipi0;
+		res->tlb_flush_req -= tlb0;
+	}
+	if (vm_st.names)
+		kvm_stats_close(&vm_st);
 	/* what follows (collecting, freeing the VM) is the cell's teardown */
 	if (p->trace_set)
 		p->trace_set(p->trace_arg, p->trace_ctx + TRACE_CTX_TEARDOWN);

@@ -70,6 +70,11 @@ static size_t cell_scan(const struct cell_result *res, size_t nres,
 		if (!c->first)
 			c->first = r;
 		c->conversions += r->conversions;
+		if (r->vm_counts) {
+			c->vm_ipis += r->ipis;
+			c->vm_tlb_flush_req += r->tlb_flush_req;
+			c->vm_conversions += r->conversions;
+		}
 		c->wall_s += r->wall_s;
 		c->interrupted |= r->interrupted;
 		if (r->error[0] && !c->error)

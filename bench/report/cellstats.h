@@ -105,6 +105,8 @@ struct cell_stats {
 	struct cs_band spec[CS_NSPEC];
 	/* aggregated over the cell's rounds */
 	uint64_t conversions;
+	/* the rounds' VM-wide counts (cell_result.vm_counts), their conversions */
+	uint64_t vm_ipis, vm_tlb_flush_req, vm_conversions;
 	double wall_s;
 	bool interrupted;
 	const char *error;		/* the first round's error, or NULL */

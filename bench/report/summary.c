@@ -109,6 +109,21 @@ static void json_cell(struct jsonw *w, const struct report *r,
 	jsonw_kv_str(w, "shmem_thp", f->thp[0] ? f->thp : NULL);
 	jsonw_kv_u64(w, "tsc_khz", c->tsc_khz);
 	jsonw_kv_double(w, "wall_s", c->wall_s);
+	/* both directions and every vCPU of the rounds: per conversion */
+	jsonw_key(w, "vm_counts");
+	if (c->vm_conversions) {
+		jsonw_obj_open(w);
+		jsonw_kv_str(w, "scope", "the cell's whole run: both directions, "
+			     "every vCPU, the guest kernel's IPIs (RES, CAL, "
+			     "TLB) and KVM's remote TLB flush requests");
+		jsonw_kv_double(w, "ipis_per_conversion",
+				(double)c->vm_ipis / c->vm_conversions);
+		jsonw_kv_double(w, "tlb_flush_requests_per_conversion",
+				(double)c->vm_tlb_flush_req / c->vm_conversions);
+		jsonw_obj_close(w);
+	} else {
+		jsonw_null(w);
+	}
 	jsonw_key(w, "total_ns");
 	jsonw_obj_open(w);
 	jsonw_kv_u64(w, "n", c->n);

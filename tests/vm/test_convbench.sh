@@ -107,6 +107,14 @@ rc=$?
 tap_ok $rc "both modes, 2 vCPUs: exit 0 (got $rc)"
 [ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/both2.txt" | sed 's/^/# /' | head -n 10
 check_samples "$work/both2/samples.csv" "both modes, 2 vCPUs"
+# each cell's VM-wide counts: every conversion asks KVM for a remote TLB
+# flush (the zap of its range); the IPIs are counted, however many
+awk '/"vm_counts": \{/ { n++ }
+	/"tlb_flush_requests_per_conversion":/ { v = $2 + 0; if (v >= 1) ok++ }
+	/"ipis_per_conversion": [0-9]/ { ipi++ }
+	END { exit !(n == 4 && ok == 4 && ipi == 4) }' "$work/both2/summary.json"
+tap_ok $? "both modes, 2 vCPUs: every cell's vm_counts, a TLB flush request or more per conversion, IPIs counted"
+grep -A3 '"vm_counts": {' "$work/both2/summary.json" | grep per_conversion | sed 's/^ */# /' | head -n 4
 
 # --- rounds: the order is the recorded seed's, sizes shuffled, modes ABBA
 order() {	# order DIR: each round's order, one line each
