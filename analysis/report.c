@@ -522,6 +522,7 @@ int main(int argc, char **argv)
 	print_split(f, &r);
 	print_accept(f, &r);
 	print_io(f, &r);
+	print_smp(f, &r);
 	print_hyperfine(f, &r);
 	if (repeat && repeat_section(f, &r, repeat, margin, err,
 				     sizeof(err))) {

@@ -31,6 +31,11 @@ void print_accept(FILE *f, const struct run *r);
  * the work per request
  */
 void print_io(FILE *f, const struct run *r);
+/*
+ * make bench's vCPU boots: RUN/smp/ and RUN/gmem/smp/ (smp.c): 1 against
+ * V vCPUs, IPIs and TLB flushes per conversion, io at V, emulator faults
+ */
+void print_smp(FILE *f, const struct run *r);
 /* why probe was not traced in r, or NULL */
 const char *not_traced(const struct run *r, const char *probe);
 /* calls, exclusive ns and conversions of probe in (mode, size) ones */

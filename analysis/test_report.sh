@@ -923,6 +923,28 @@ else
 	tap_skip "io.gp (no gnuplot)"
 fi
 
+# the vCPU boots: 1 against 4 vCPUs round by round, IPIs and TLB flushes,
+# io at 4 vCPUs, the emulator's faults
+smpcell() {	# smpcell MODE SIZE BYTES DIR P50S(3, us) IPI TLB
+	printf '{ "mode": "%s", "size": "%s", "size_bytes": %s, "direction": "%s", "total_ns": { "p50": %s000, "per_round": [ { "round": 0, "p50": %s000 }, { "round": 1, "p50": %s000 }, { "round": 2, "p50": %s000 } ] }, "vm_counts": { "ipis_per_conversion": %s, "tlb_flush_requests_per_conversion": %s } }' \
+		"$1" "$2" "$3" "$4" "$6" "$5" "$6" "$7" "$8" "$9"
+}
+smp=$ch/smp
+mkdir -p "$smp/v1" "$smp/v4" "$smp/io-v4"
+printf '{ "cells": [ %s ] }\n' "$(smpcell inplace 4K 4096 to-shared 100 110 90 0 1)" > "$smp/v1/summary.json"
+printf '{ "cells": [ %s ] }\n' "$(smpcell inplace 4K 4096 to-shared 200 231 171 3 1)" > "$smp/v4/summary.json"
+printf '{ "io": { "modes": [ { "mode": "inplace", "sizes": [ { "size_bytes": 4096, "share_over_bounce_p50": { "geomean": 3.5 } }, { "size_bytes": 2097152, "share_over_bounce_p50": { "geomean": 0.8 } } ], "crossover": { "size_bytes": 2097152 } } ] } }\n' > "$smp/io-v4/churn.json"
+printf 'runs=5\nemulator_faults=1\nemulator_fault_runs=v4\nvcpus=4\n' > "$smp/emulator.env"
+"$CR" -q "$ch" > /dev/null 2>&1
+# rounds 2.00, 2.10, 1.90: geometric mean 1.997, t interval 1.76..2.26
+grep -qx '  inplace     4K   to-shared      110.0     231.0  2.00 (1.76..2.26)' "$ch/report.txt" &&
+	grep -qx '  inplace     4K          0.00|3.00              1.00|1.00' "$ch/report.txt" &&
+	grep -q '^  io at 4 vCPUs, inplace: share/bounce p50 3.50 at 4K, 0.80 at 2M;' "$ch/report.txt" &&
+	grep -q '^  kernel ?: the emulator.s triple fault of a nested guest met 1 of 5' "$ch/report.txt" &&
+	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
+tap_ok $? "the vCPU section: 1 and 4 vCPUs' p50 and their ratio round by round, IPIs and TLB flushes, io at 4 vCPUs, the emulator's faults"
+sed -n '/^More vCPUs/,$p' "$ch/report.txt" | sed 's/^/# /' | head -n 20
+
 # --- the README's tables: what convreport prints from the committed runs
 (cd "$TOP" && sh analysis/readme-tables.sh --check "$CR" README.md) > "$tmp/readme.out" 2>&1
 rc=$?

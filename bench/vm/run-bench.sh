@@ -44,7 +44,14 @@
 # RUN/gmem/accept/), BENCH_IO_REQS (50: then convbench --workload=io,
 # requests of 4K to 2M by bounce and by sharing in place, that many by
 # each strategy of each size in blocks of 25, into RUN/io/ and
-# RUN/gmem/io/).
+# RUN/gmem/io/), BENCH_SMP_VCPUS (4: then one more boot per kernel,
+# single-threaded TCG, runs the matrix at 1 and at that many vCPUs,
+# each vCPU its own range converting concurrently, BENCH_SMP_ROUNDS (3)
+# rounds of BENCH_SMP_ITERATIONS (100) with IPIs and TLB flush requests
+# per conversion, and --workload=io
+# at that many vCPUs (BENCH_SMP_IO_REQS, 25 requests by each strategy
+# of each size), into RUN/smp/ and RUN/gmem/smp/ (bench/vm/smp-bench.sh);
+# 0 or 1: none).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
 # built in).
 set -euo pipefail
@@ -103,6 +110,16 @@ case ${BENCH_SPLIT_EVENTS:-100} in ''|0|*[!0-9]*) echo "run-bench: BENCH_SPLIT_E
 churn_events=$(( 2 * ${BENCH_SPLIT_EVENTS:-100} ))
 io_reqs=${BENCH_IO_REQS:-50}
 case $io_reqs in ''|0|*[!0-9]*) echo "run-bench: BENCH_IO_REQS expects a whole number from 1, got '$io_reqs'" >&2; exit 2 ;; esac
+smp_vcpus=${BENCH_SMP_VCPUS:-4}
+smp_rounds=${BENCH_SMP_ROUNDS:-3}
+smp_iters=${BENCH_SMP_ITERATIONS:-100}
+smp_io_reqs=${BENCH_SMP_IO_REQS:-25}
+case $smp_io_reqs in ''|0|*[!0-9]*) echo "run-bench: BENCH_SMP_IO_REQS expects a whole number from 1, got '$smp_io_reqs'" >&2; exit 2 ;; esac
+case $smp_vcpus in ''|*[!0-9]*) echo "run-bench: BENCH_SMP_VCPUS expects a whole number from 0 to 8, got '$smp_vcpus'" >&2; exit 2 ;; esac
+[ "$smp_vcpus" -le 8 ] || { echo "run-bench: BENCH_SMP_VCPUS expects a whole number from 0 to 8, got '$smp_vcpus'" >&2; exit 2; }
+case $smp_rounds in ''|0|*[!0-9]*) echo "run-bench: BENCH_SMP_ROUNDS expects a whole number from 1 to 64, got '$smp_rounds'" >&2; exit 2 ;; esac
+[ "$smp_rounds" -le 64 ] || { echo "run-bench: BENCH_SMP_ROUNDS expects a whole number from 1 to 64, got '$smp_rounds'" >&2; exit 2; }
+case $smp_iters in ''|0|*[!0-9]*) echo "run-bench: BENCH_SMP_ITERATIONS expects a whole number from 1, got '$smp_iters'" >&2; exit 2 ;; esac
 accept_mb=${BENCH_ACCEPT_MB:-64}
 case $accept_mb in
 ''|*[!0-9]*) accept_ok=0 ;;
@@ -288,6 +305,42 @@ if [ "$churn_rounds" -gt 0 ]; then
 	fi
 fi
 
+# more vCPUs: one boot of KDIR under single-threaded TCG (every vCPU in
+# one host thread, in turn: no emulator triple fault, and timings of
+# vCPUs that take turns) running bench/vm/smp-bench.sh in MODES into
+# DEST/smp (with the boot's console and vm.env); 0, or 1 when it failed
+smp_boot() {	# KDIR MODES DEST
+	local vmout=$work/vm-smp-${2//,/-} rc
+	set +e
+	CONVBENCH_TCG_THREAD=single kernel/vm/run-vm.sh --kernel "$1/bzImage" \
+		--out "$vmout" --timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 \
+		--cpus $((smp_vcpus + 1)) --add "$cb" \
+		--add bench/vm/smp-bench.sh:/bin/smp-bench.sh \
+		--add tests/lib/emu_retry.sh:/bin/emu_retry.sh \
+		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
+		-- sh /bin/smp-bench.sh "$2" "$smp_rounds" "$smp_iters" "$smp_io_reqs" "$smp_vcpus" 4K,2M "$seed" \
+		2>&1 | sed -u 's/^/  | /' >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	mkdir -p "$3/smp"
+	cp -r "$vmout"/. "$3/smp/" 2>/dev/null
+	sh bench/vm/interference.sh "$vmout/vm.env" > "$3/smp/interference.env"
+	grep -q '^valid=0' "$3/smp/interference.env" &&
+		say "vCPU boot ($2): $(sed -n 's/^why=//p' "$3/smp/interference.env"); its runs are kept (they share the boot)"
+	rm -rf "$vmout"
+	[ "$rc" = 0 ] || { say "vCPU boot ($2): convbench failed (status $rc)"; return 1; }
+}
+smp_failed=0
+if [ "$smp_vcpus" -gt 1 ]; then
+	say "more vCPUs: a boot per kernel under single-threaded TCG, the matrix at 1 and $smp_vcpus vCPUs ($smp_rounds rounds of $smp_iters) and io at $smp_vcpus vCPUs"
+	if has v5; then
+		smp_boot "$kdir" destructive,inplace "$run" || smp_failed=1
+	fi
+	if has gmem; then
+		smp_boot "$gkdir" gmem "$run/gmem" || smp_failed=1
+	fi
+fi
+
 # a JSON string: backslashes and double quotes escaped (vm.env's values
 # are printable, control characters aside)
 json_str() {
@@ -372,6 +425,7 @@ if [ "$mrc" != 0 ]; then
 	say "no usable run (merge status $mrc, $failed and $gfailed of $rounds boots failed); what there is is in $run"
 	exit 1
 fi
+[ "$smp_failed" = 0 ] || say "a vCPU boot failed: the report's vCPU section lacks it (its console is in $run/smp or $run/gmem/smp)"
 [ "$churn_failed" = 0 ] || say "a churn boot failed: the report's churn section lacks it (its console is in $run/churn or $run/gmem/churn)"
 # gmem alone: its folder is the run that make bench reports
 if has v5; then echo "$run"; else echo "$run/gmem"; fi

@@ -132,13 +132,14 @@ bench() {	# NAME ENV...: run-bench.sh into $tmp/NAME, its run's folder
 		BENCH_COUNT_ITERATIONS=2 BENCH_HYPERFINE=0 BENCH_ORDER_SEED=7 "$@" \
 		bench/vm/run-bench.sh --out-root "$tmp/$name" 2> "$tmp/$name.err"
 }
-crun=$(bench custom BENCH_KERNEL=custom BENCH_CHURN_ROUNDS=0)
+crun=$(bench custom BENCH_KERNEL=custom BENCH_CHURN_ROUNDS=0 BENCH_SMP_VCPUS=0)
 crc=$?
 grep -q "the custom kernel $k1 runs the gmem modes" "$tmp/custom.err"
 said=$?
 # the gmem run also has make bench's churn boot: two rounds, short
 grun=$(bench gmem BENCH_MODES=gmem BENCH_CHURN_ROUNDS=2 BENCH_CHURN_OPS=60 \
-	BENCH_SPLIT_EVENTS=10 BENCH_ACCEPT_MB=4 BENCH_IO_REQS=4)
+	BENCH_SPLIT_EVENTS=10 BENCH_ACCEPT_MB=4 BENCH_IO_REQS=4 \
+	BENCH_SMP_VCPUS=2 BENCH_SMP_ROUNDS=2 BENCH_SMP_ITERATIONS=4 BENCH_SMP_IO_REQS=2)
 grc=$?
 [ $crc = 0 ] || tail -n 5 "$tmp/custom.err" | sed 's/^/# custom: /'
 [ $grc = 0 ] || tail -n 5 "$tmp/gmem.err" | sed 's/^/# gmem: /'
@@ -165,6 +166,21 @@ tap_ok $? "run-bench.sh BENCH_KERNEL=custom: 4 boots of the custom kernel in gme
 	grep -qE "^  gmem +4K +1\.0\|3\.0 " "$tmp/grep.txt"
 tap_ok $? "make bench's churn boot: 2 gmem rounds of 60 conversions, of 10 split events, of a 4M accept sweep and of io requests (4 by each strategy of 6 sizes), the report's sections; none with BENCH_CHURN_ROUNDS=0"
 sed -n '/^Huge pages under conversion churn/,/^$/p' "$tmp/grep.txt" | sed 's/^/# /'
+
+# the vCPU boot: gmem at 1 and 2 vCPUs with their VM-wide counts, io at
+# 2; the section
+[ $grc = 0 ] && [ ! -e "$crun/smp" ] &&
+	[ -f "$grun/smp/v1/summary.json" ] && [ -f "$grun/smp/v2/summary.json" ] &&
+	grep -q '"tlb_flush_requests_per_conversion": [0-9]' "$grun/smp/v2/summary.json" &&
+	[ -s "$grun/smp/io-v2/io.csv" ] &&
+	grep -q '^runs=3$' "$grun/smp/emulator.env" &&
+	grep -q '"vcpus": 2' "$grun/smp/v2/summary.json" &&
+	grep -q "^More vCPUs" "$tmp/grep.txt" &&
+	grep -qE "^  gmem +4K +to-shared +[0-9.]+ +[0-9.]+  [0-9.]+ \([0-9.]+\.\.[0-9.]+\)$" "$tmp/grep.txt" &&
+	grep -qE "^  gmem +4K +[0-9.]+\|[0-9.]+ +[0-9.]+\|[0-9.]+$" "$tmp/grep.txt" &&
+	grep -qE "^  6\.12[.0-9]*: the emulator's triple fault of a nested guest met [0-9]+ of 3( |$)" "$tmp/grep.txt"
+tap_ok $? "make bench's vCPU boot: gmem at 1 and 2 vCPUs over 2 rounds with IPIs and TLB flushes, io at 2, the report's section and the emulator's count; none with BENCH_SMP_VCPUS=0"
+sed -n '/^More vCPUs/,/^$/p' "$tmp/grep.txt" | sed 's/^/# /'
 
 "$CR" --compare --conf=99.9 "$grun" "$crun" > "$tmp/cmp.txt" 2>&1
 rc=$?
