@@ -121,6 +121,12 @@ struct cell_params {
 	enum conv_trigger trigger;
 	bool preserve;		/* data must survive: guest copies (destructive) */
 	uint32_t vcpus;
+	/*
+	 * vCPUs that only run guest code (no exits, no conversions) beside
+	 * the converting ones, until those are done: every TLB flush a
+	 * conversion asks for must reach them (KVM kicks them out)
+	 */
+	uint32_t busy_vcpus;
 	uint32_t warmup;	/* iterations run and verified, not recorded */
 	uint32_t iterations;	/* recorded round trips; 0 with duration */
 	double duration_s;	/* > 0: run until then (iterations is the cap) */

@@ -63,6 +63,7 @@ static struct cell_params params_of(const struct env *env,
 		.trigger = env->trigger,
 		.preserve = env->preserve,
 		.vcpus = env->vcpus,
+		.busy_vcpus = env->busy_vcpus,
 		.warmup = env->warmup,
 		.iterations = pc->iterations ? pc->iterations :
 			      env_iterations(env, pc->size),

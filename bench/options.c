@@ -569,6 +569,8 @@ static const struct opt opts[] = {
 	  .expected = "a whole number from 0 to 100000" },
 	{ OPT("vcpus", REQ, opt_uint), FIELD(vcpus), .min = 1, .max = 32,
 	  .expected = "a whole number from 1 to 32" },
+	{ OPT("busy-vcpus", REQ, opt_uint), FIELD(busy_vcpus), .min = 0,
+	  .max = 31, .expected = "a whole number from 0 to 31" },
 	{ OPT("direction", REQ, opt_direction),
 	  .expected = "to-shared, to-private or roundtrip" },
 	{ OPT("trigger", REQ, opt_trigger), .expected = "explicit or implicit" },
@@ -858,6 +860,14 @@ static int check_together(const struct opt_ctx *c)
 	}
 	if (env->gmem_run && !env->merge) {
 		fprintf(err, "convbench: --gmem-run only goes with --merge (the ratios of a merged run against gmem's)\n");
+		return 2;
+	}
+	if (env->busy_vcpus && (env->churn || env->vcpus + env->busy_vcpus > 32)) {
+		fprintf(err, "convbench: --busy-vcpus goes with the conversion workload, and --vcpus plus --busy-vcpus is at most 32\n");
+		return 2;
+	}
+	if (env->counts && env->busy_vcpus) {
+		fprintf(err, "convbench: --counts counts one vCPU's conversions alone: no --busy-vcpus\n");
 		return 2;
 	}
 	if (env->counts && env->vcpus > 1) {

@@ -48,6 +48,7 @@ struct env {
 	double duration_s;
 	uint32_t warmup;
 	uint32_t vcpus;
+	uint32_t busy_vcpus;	/* --busy-vcpus: more vCPUs that only run */
 	uint32_t dir_mask;
 	enum conv_trigger trigger;
 	bool preserve;

@@ -103,6 +103,9 @@ static void cal_prepare(void *hva)
 		c[off] = 0;
 }
 
+/* --busy-vcpus: each one's buffer, touched page by page */
+#define BUSY_BYTES	(64 * 1024)
+
 /* the calibration's medians over the cell's vCPUs, in ns */
 static void cal_collect(struct cell *c, struct cell_result *res)
 {
@@ -222,6 +225,37 @@ static int conv_setup_worker(struct cell *c, struct worker *w,
 	return 0;
 }
 
+/* --busy-vcpus: vCPUs vcpus.. that only run (guest_busy_main()); 0 or -errno */
+static int busy_setup(struct cell *c, struct cell_result *res)
+{
+	const struct cell_params *p = c->p;
+	unsigned int i;
+	int r;
+
+	for (i = p->vcpus; i < p->vcpus + p->busy_vcpus; i++) {
+		struct worker *w = &c->w[i];
+		uint64_t args = __vm_alloc(c->vm, sizeof(*w->args), 64);
+		uint64_t buf = __vm_alloc(c->vm, BUSY_BYTES, GUEST_PAGE_SIZE);
+
+		if (!args || !buf)
+			return snprintf(res->error, sizeof(res->error),
+					"guest memory for busy vCPU %u", i), -ENOMEM;
+		w->cell = c;
+		w->args = addr_gpa2hva(c->vm, args);
+		*w->args = (struct guest_args) {
+			.base = buf, .size = BUSY_BYTES, .hang_k = GUEST_NO_HANG,
+		};
+		r = __vm_vcpu_add(c->vm, i, (void *)guest_busy_main, &w->vcpu);
+		if (!r)
+			r = __vcpu_args_set(w->vcpu, 1, &args);
+		if (r)
+			return snprintf(res->error, sizeof(res->error),
+					"adding busy vCPU %u: %s", i, strerror(-r)), r;
+		vcpu_set_timeout(w->vcpu, 0);
+	}
+	return 0;
+}
+
 static int cell_setup(struct cell *c, struct cell_result *res)
 {
 	const struct cell_params *p = c->p;
@@ -233,6 +267,7 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 			    GUEST_CAL_BUF + GUEST_CAL_STRIDE;
 	struct vm_opts opts = {
 		.mem_size = (VM_DEFAULT_MEM_SIZE + per_vcpu * p->vcpus +
+			     p->busy_vcpus * (BUSY_BYTES + 2 * GUEST_PAGE_SIZE) +
 			     SZ_2M - 1) & ~(SZ_2M - 1),
 		.type = conv_modes[p->mode]->vm_type,
 	};
@@ -301,7 +336,7 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 					"--counts: vCPU %u statistics: %s", i,
 					strerror(-r)), r;
 	}
-	return 0;
+	return busy_setup(c, res);
 }
 
 /* guest and host halves of each recorded conversion, in ns */
@@ -412,7 +447,7 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 	khz = ioctl(c->w[0].vcpu->fd, KVM_GET_TSC_KHZ, 0);
 	res->tsc_khz = khz > 0 ? khz : 0;
 
-	for (i = 0; i < p->vcpus; i++) {
+	for (i = 0; i < p->vcpus + p->busy_vcpus; i++) {
 		r = -pthread_create(&c->w[i].thread, NULL, worker_main, &c->w[i]);
 		if (r) {
 			snprintf(res->error, sizeof(res->error),

@@ -208,3 +208,20 @@ GUEST_CODE void guest_conv_main(struct guest_args *a)
 	}
 	GUEST_DONE();
 }
+
+/*
+ * --busy-vcpus: run, without exits, until the host says stop: read and
+ * write the vCPU's buffer (a->base, a->size bytes of slot 0) page by
+ * page, so that the vCPU is in guest mode with TLB entries to flush
+ */
+GUEST_CODE void guest_busy_main(struct guest_args *a)
+{
+	uint64_t off = 0;
+
+	while (!a->stop) {
+		guest_write64(a->base + off, guest_touch64(a->base + off) + 1);
+		off = (off + GUEST_CONV_PAGE) % a->size;
+		a->done_convs++;
+	}
+	GUEST_DONE();
+}

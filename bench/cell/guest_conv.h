@@ -81,5 +81,7 @@ struct guest_args {
 #define GUEST_NO_HANG	(~0ULL)
 
 void guest_conv_main(struct guest_args *a);
+/* --busy-vcpus: a vCPU that only runs (its own buffer) until a->stop */
+void guest_busy_main(struct guest_args *a);
 
 #endif /* CONVBENCH_GUEST_CONV_H */

@@ -468,6 +468,36 @@ static uint64_t ms_since(const struct timespec *t0)
 	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/*
+ * --busy-vcpus: the converting vCPUs are done; the busy ones stop at
+ * their next loop, or are kicked out after the stall timeout
+ */
+static void busy_stop(struct cell *c)
+{
+	const struct cell_params *p = c->p;
+	unsigned int i, done, n = p->vcpus + p->busy_vcpus;
+	uint64_t waited = 0;
+
+	for (i = p->vcpus; i < n; i++)
+		c->w[i].args->stop = 1;
+	for (;;) {
+		struct timespec tick = { 0, WATCH_TICK_MS * 1000 * 1000 };
+
+		for (i = p->vcpus, done = 0; i < n; i++)
+			done += atomic_load(&c->w[i].done);
+		if (done == p->busy_vcpus)
+			return;
+		if (waited > p->stall_s * 1000ULL || cell_stop_requested()) {
+			for (i = p->vcpus; i < n; i++)
+				if (!atomic_load(&c->w[i].done))
+					kick(&c->w[i], KICK_STOP);
+			return;
+		}
+		nanosleep(&tick, NULL);
+		waited += WATCH_TICK_MS;
+	}
+}
+
 void cell_watch(struct cell *c, struct cell_result *res)
 {
 	const struct cell_params *p = c->p;
@@ -514,4 +544,5 @@ void cell_watch(struct cell *c, struct cell_result *res)
 		}
 	}
 	res->wall_s = now / 1000.0;
+	busy_stop(c);
 }

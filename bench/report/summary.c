@@ -100,6 +100,7 @@ static void json_cell(struct jsonw *w, const struct report *r,
 		     "implicit" : "explicit");
 	jsonw_kv_bool(w, "preserve", f->p.preserve);
 	jsonw_kv_u64(w, "vcpus", f->p.vcpus);
+	jsonw_kv_u64(w, "busy_vcpus", f->p.busy_vcpus);
 	jsonw_kv_u64(w, "warmup", f->p.warmup);
 	jsonw_kv_u64(w, "rounds", c->nrounds);
 	jsonw_kv_u64(w, "conversions_run", c->conversions);

@@ -167,7 +167,7 @@ int vm_exec(const struct env *env, const char *why)
 		}
 	}
 	snprintf(cpus, sizeof(cpus), "%u", env->vm_cpus ? env->vm_cpus :
-		 env->vcpus + 1 < 2 ? 2 : env->vcpus + 1);
+		 env->vcpus + env->busy_vcpus + 1);
 	snprintf(mem, sizeof(mem), "%u", vm_mem_mb(env));
 	snprintf(timeout, sizeof(timeout), "%u", env->vm_timeout_s);
 

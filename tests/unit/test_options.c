@@ -394,6 +394,12 @@ static void test_churn(void)
 	refused_with("--workload=conversion", "--inject=io-guest@1", "--workload=io");
 	refused_with("--workload=io", "--inject=io-host@x", "--inject");
 	refused_with("--workload=io", "--no-preserve", "--no-preserve");
+	r = parse(&env, err, sizeof(err), "--busy-vcpus=3", NULL);
+	tap_result(!r && env.busy_vcpus == 3 && env.vcpus == 1,
+		   "--busy-vcpus=3: one vCPU converting, three only running");
+	refused_with("--busy-vcpus=32", NULL, "--busy-vcpus");
+	refused_with("--workload=churn", "--busy-vcpus=1", "--busy-vcpus");
+	refused_with("--counts", "--busy-vcpus=1", "--busy-vcpus");
 }
 
 int main(void)

@@ -115,6 +115,15 @@ awk '/"vm_counts": \{/ { n++ }
 	END { exit !(n == 4 && ok == 4 && ipi == 4) }' "$work/both2/summary.json"
 tap_ok $? "both modes, 2 vCPUs: every cell's vm_counts, a TLB flush request or more per conversion, IPIs counted"
 grep -A3 '"vm_counts": {' "$work/both2/summary.json" | grep per_conversion | sed 's/^ */# /' | head -n 4
+# one vCPU converting while two only run: they must be flushed (IPIs)
+cb_run_smp "$work/busy.txt" "$work/busy" --mode=inplace --size=2M \
+	--iterations=10 --vcpus=1 --busy-vcpus=2 --rounds=1
+rc=$?
+[ $rc -eq 0 ] && grep -q '"busy_vcpus": 2,' "$work/busy/summary.json" &&
+	[ "$(grep -c ' conversions, all verified (round 0)$' "$work/busy.txt")" -eq 2 ] &&
+	awk '/"ipis_per_conversion":/ { if ($2 + 0 > 0) ok++ } END { exit !(ok == 2) }' "$work/busy/summary.json"
+tap_ok $? "--busy-vcpus=2: every conversion verified, the busy vCPUs stopped after, IPIs counted (got $rc)"
+[ $rc -eq 0 ] || grep -E 'convbench:|FAILED' "$work/busy.txt" | sed 's/^/# /' | head -n 10
 
 # --- rounds: the order is the recorded seed's, sizes shuffled, modes ABBA
 order() {	# order DIR: each round's order, one line each
