@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * make bench's vCPU boots (bench/vm/smp-bench.sh): RUN/smp/ and
- * RUN/gmem/smp/, each with the matrix at one vCPU (v1) and at V (vV),
- * io at V (io-vV) and emulator.env. Per mode, size
+ * RUN/gmem/smp/, each with the matrix at one vCPU (v1), at V (vV) and
+ * at one converting beside V-1 that only run (v1-busyV-1), io at V
+ * (io-vV) and emulator.env. Per mode, size
  * and direction: p50 at 1 and at V vCPUs, V/1 as the geometric mean of
  * the rounds' ratios with its interval (rounds paired by number: both
  * ran in the same boot), IPIs and TLB flush requests per conversion;
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jsonr.h"
 #include "sections.h"
@@ -64,8 +66,8 @@ static double per_conv(const struct jv *cell, const char *key)
 	return jv_num(jv_get(jv_get(cell, "vm_counts"), key), NAN);
 }
 
-/* the kernel's runs at 1 and at V vCPUs (run_free() both), or false */
-static bool smp_load(const char *dir, unsigned int v, struct run *r1,
+/* the kernel's run at 1 vCPU and run NAME (run_free() both), or false */
+static bool smp_load(const char *dir, const char *name, struct run *r1,
 		     struct run *rv)
 {
 	char path[4096], err[256];
@@ -73,28 +75,31 @@ static bool smp_load(const char *dir, unsigned int v, struct run *r1,
 	snprintf(path, sizeof(path), "%.4000s/v1", dir);
 	if (run_load(r1, path, err, sizeof(err)))
 		return false;
-	snprintf(path, sizeof(path), "%.4000s/v%u", dir, v);
+	snprintf(path, sizeof(path), "%.4000s/%s", dir, name);
 	if (!run_load(rv, path, err, sizeof(err)))
 		return true;
 	run_free(r1);
 	return false;
 }
 
-/* times: p50 at 1 and V vCPUs and V/1, per mode, size and direction */
-static void smp_times(FILE *f, const char *dir, unsigned int v, bool *header)
+/*
+ * times: p50 at 1 vCPU and in run NAME (its column LABEL) and their
+ * ratio, per mode, size and direction
+ */
+static void smp_times(FILE *f, const char *dir, const char *name,
+		      const char *label, bool *header)
 {
 	char r[48], p1[24], pv[24], sz[16];
 	struct run r1, rv;
 	size_t i;
 	int m, d;
 
-	if (!smp_load(dir, v, &r1, &rv))
+	if (!smp_load(dir, name, &r1, &rv))
 		return;
 	if (!*header) {
-		snprintf(r, sizeof(r), "%u/1 (95%% CI)", v);
-		snprintf(pv, sizeof(pv), "%u vCPUs", v);
-		text_line(f, "  %-11s %-4s %-10s %9s %9s  %s", "mode", "size",
-			  "direction", "1 vCPU", pv, r);
+		snprintf(r, sizeof(r), "%s/1 (95%% CI)", label);
+		text_line(f, "  %-11s %-4s %-10s %8s %8s  %s", "mode", "size",
+			  "direction", "1 vCPU", label, r);
 		*header = true;
 	}
 	for (m = 0; m < MODE_NR; m++) {
@@ -110,7 +115,7 @@ static void smp_times(FILE *f, const char *dir, unsigned int v, bool *header)
 				snprintf(p1, sizeof(p1), "%.1f", jv_num(jv_get(jv_get(a, "total_ns"), "p50"), NAN) / 1e3);
 				snprintf(pv, sizeof(pv), "%.1f", jv_num(jv_get(jv_get(b, "total_ns"), "p50"), NAN) / 1e3);
 				ratio_str(a, b, r, sizeof(r));
-				text_line(f, "  %-11s %-4s %-10s %9s %9s  %s",
+				text_line(f, "  %-11s %-4s %-10s %8s %8s  %s",
 					  first ? conv_mode_names[m] : "",
 					  size_str(r1.sizes[i], sz, sizeof(sz)),
 					  conv_dir_names[d], p1, pv, r);
@@ -122,19 +127,20 @@ static void smp_times(FILE *f, const char *dir, unsigned int v, bool *header)
 	run_free(&rv);
 }
 
-/* counts: IPIs and TLB flush requests per conversion at 1 and V vCPUs */
-static void smp_counts(FILE *f, const char *dir, unsigned int v, bool *header)
+/* counts: IPIs and TLB flush requests per conversion at 1 vCPU | NAME */
+static void smp_counts(FILE *f, const char *dir, const char *name,
+		       const char *label, bool *header)
 {
 	char ipi[48], tlb[48], sz[16];
 	struct run r1, rv;
 	size_t i;
 	int m;
 
-	if (!smp_load(dir, v, &r1, &rv))
+	if (!smp_load(dir, name, &r1, &rv))
 		return;
 	if (!*header) {
 		text_line(f, "  Per conversion (a cell's whole run, both "
-			  "directions), 1|%u vCPUs:", v);
+			  "directions), 1 vCPU|%s:", label);
 		text_line(f, "  %-11s %-4s %16s %22s", "mode", "size", "IPIs",
 			  "TLB flush requests");
 		*header = true;
@@ -212,6 +218,15 @@ static void env_get(const char *path, const char *key, char *buf, size_t len,
 		fclose(f);
 }
 
+/* whether DIR/NAME has a summary.json */
+static bool run_exists(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%.4000s/%s/summary.json", dir, name);
+	return access(path, R_OK) == 0;
+}
+
 /* the kernel release of the boot (v1's provenance), up to its first '-' */
 static void kernel_of(const char *dir, char *buf, size_t len)
 {
@@ -230,7 +245,7 @@ static void kernel_of(const char *dir, char *buf, size_t len)
 void print_smp(FILE *f, const struct run *r)
 {
 	char dir[2][4096], env[4200], vs[16], runs[16], faults[16], which[256];
-	char kern[64];
+	char kern[64], name[32], label[32];
 	char line[768];
 	bool header = false, any = false;
 	unsigned int i, v = 0;
@@ -256,11 +271,27 @@ void print_smp(FILE *f, const struct run *r)
 		 "what transfers. %u/1: geometric mean of the rounds' p50 "
 		 "ratios with its 95%% interval.", v, v, v);
 	text_wrap(f, "  ", "  ", line);
+	snprintf(name, sizeof(name), "v%u", v);
+	snprintf(label, sizeof(label), "%u vCPUs", v);
 	for (i = 0; i < 2; i++)
-		smp_times(f, dir[i], v, &header);
+		smp_times(f, dir[i], name, label, &header);
 	header = false;
 	for (i = 0; i < 2; i++)
-		smp_counts(f, dir[i], v, &header);
+		smp_counts(f, dir[i], name, label, &header);
+	/* one converting, the others only running: they must be flushed */
+	snprintf(name, sizeof(name), "v1-busy%u", v - 1);
+	snprintf(label, sizeof(label), "1+%u busy", v - 1);
+	snprintf(line, sizeof(line), "One vCPU converting while %u more only "
+		 "run guest code (no exits): every TLB flush must reach them "
+		 "(KVM kicks them out of the guest):", v - 1);
+	for (i = 0, header = false; i < 2; i++) {
+		if (!header && run_exists(dir[i], name))
+			text_wrap(f, "  ", "  ", line);
+		smp_times(f, dir[i], name, label, &header);
+	}
+	header = false;
+	for (i = 0; i < 2; i++)
+		smp_counts(f, dir[i], name, label, &header);
 	for (i = 0; i < 2; i++)
 		smp_io(f, dir[i], v);
 	for (i = 0; i < 2; i++) {

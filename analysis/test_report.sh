@@ -937,7 +937,7 @@ printf '{ "io": { "modes": [ { "mode": "inplace", "sizes": [ { "size_bytes": 409
 printf 'runs=5\nemulator_faults=1\nemulator_fault_runs=v4\nvcpus=4\n' > "$smp/emulator.env"
 "$CR" -q "$ch" > /dev/null 2>&1
 # rounds 2.00, 2.10, 1.90: geometric mean 1.997, t interval 1.76..2.26
-grep -qx '  inplace     4K   to-shared      110.0     231.0  2.00 (1.76..2.26)' "$ch/report.txt" &&
+grep -qx '  inplace     4K   to-shared     110.0    231.0  2.00 (1.76..2.26)' "$ch/report.txt" &&
 	grep -qx '  inplace     4K          0.00|3.00              1.00|1.00' "$ch/report.txt" &&
 	grep -q '^  io at 4 vCPUs, inplace: share/bounce p50 3.50 at 4K, 0.80 at 2M;' "$ch/report.txt" &&
 	grep -q '^  kernel ?: the emulator.s triple fault of a nested guest met 1 of 5' "$ch/report.txt" &&

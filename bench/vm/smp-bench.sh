@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench's vCPU boot, inside the VM (busybox sh): the matrix at one
-# vCPU and at V (each vCPU its own range, converting concurrently),
+# vCPU, at V (each vCPU its own range, converting concurrently) and at
+# one converting while V-1 only run (--busy-vcpus: they must be flushed),
 # ROUNDS rounds of ITERS, with each cell's IPIs and TLB flush requests
 # (summary.json's vm_counts), and --workload=io at V vCPUs (IO_REQS
 # requests by each strategy of each size), in MODES, into /out/v1,
-# /out/vV and /out/io-vV. The boot runs under single-threaded TCG, where the
-# multi-threaded emulator's rare triple fault of a nested guest
-# (emu_retry.sh, the tests' rule) should not come; if it does, that run
+# /out/vV, /out/v1-busyV-1 and /out/io-vV. The boot runs under
+# single-threaded TCG, where the multi-threaded emulator's rare triple
+# fault of a nested guest (emu_retry.sh, the tests' rule) should not
+# come; if it does, that run
 # is run once more and counted: /out/emulator.env says how many runs
 # there were, how many met it and which.
 #
@@ -43,6 +45,8 @@ run() {
 common="--mode=$modes --size=$sizes --stall-timeout=60 --order-seed=$seed"
 run v1 $common --vcpus=1 --rounds="$rounds" --iterations="$iters"
 run "v$v" $common --vcpus="$v" --rounds="$rounds" --iterations="$iters"
+run "v1-busy$((v - 1))" $common --vcpus=1 --busy-vcpus=$((v - 1)) \
+	--rounds="$rounds" --iterations="$iters"
 run "io-v$v" --workload=io --mode="$modes" --vcpus="$v" --rounds="$rounds" \
 	--churn-ops="$ioreqs" --stall-timeout=60 --seed="$seed"
 {

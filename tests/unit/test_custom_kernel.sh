@@ -173,13 +173,16 @@ sed -n '/^Huge pages under conversion churn/,/^$/p' "$tmp/grep.txt" | sed 's/^/#
 	[ -f "$grun/smp/v1/summary.json" ] && [ -f "$grun/smp/v2/summary.json" ] &&
 	grep -q '"tlb_flush_requests_per_conversion": [0-9]' "$grun/smp/v2/summary.json" &&
 	[ -s "$grun/smp/io-v2/io.csv" ] &&
-	grep -q '^runs=3$' "$grun/smp/emulator.env" &&
+	[ -f "$grun/smp/v1-busy1/summary.json" ] &&
+	grep -q '^runs=4$' "$grun/smp/emulator.env" &&
 	grep -q '"vcpus": 2' "$grun/smp/v2/summary.json" &&
 	grep -q "^More vCPUs" "$tmp/grep.txt" &&
 	grep -qE "^  gmem +4K +to-shared +[0-9.]+ +[0-9.]+  [0-9.]+ \([0-9.]+\.\.[0-9.]+\)$" "$tmp/grep.txt" &&
 	grep -qE "^  gmem +4K +[0-9.]+\|[0-9.]+ +[0-9.]+\|[0-9.]+$" "$tmp/grep.txt" &&
-	grep -qE "^  6\.12[.0-9]*: the emulator's triple fault of a nested guest met [0-9]+ of 3( |$)" "$tmp/grep.txt"
-tap_ok $? "make bench's vCPU boot: gmem at 1 and 2 vCPUs over 2 rounds with IPIs and TLB flushes, io at 2, the report's section and the emulator's count; none with BENCH_SMP_VCPUS=0"
+	grep -qE "^  6\.12[.0-9]*: the emulator's triple fault of a nested guest met [0-9]+ of 4( |$)" "$tmp/grep.txt" &&
+	grep -q "^  One vCPU converting while 1 more only run guest code" "$tmp/grep.txt" &&
+	[ "$(grep -cE "^  gmem +4K +to-shared +[0-9.]+ +[0-9.]+  [0-9.]+ \(" "$tmp/grep.txt")" = 2 ]
+tap_ok $? "make bench's vCPU boot: gmem at 1 and 2 vCPUs and at 1 beside 1 busy, over 2 rounds with IPIs and TLB flushes, io at 2, the report's section and the emulator's count; none with BENCH_SMP_VCPUS=0"
 sed -n '/^More vCPUs/,/^$/p' "$tmp/grep.txt" | sed 's/^/# /'
 
 "$CR" --compare --conf=99.9 "$grun" "$crun" > "$tmp/cmp.txt" 2>&1
