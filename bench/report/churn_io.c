@@ -188,25 +188,21 @@ static int write_io_csv(FILE *f, void *arg)
 	return csvw_error(&w) || ferror(f) ? -EIO : 0;
 }
 
-/* over rounds: one mode's value at one size (share/bounce when ratio) */
-struct io_over {
-	double m, lo, hi;
-	size_t rounds;
-};
-
-static struct io_over io_over_rounds(const struct io_arg *a, enum conv_mode mode,
-				     uint64_t size, int t, bool ratio,
-				     double (*of)(const struct io_row *))
+/*
+ * v[] of every round of (mode, size): of() of strategy t's row, or with
+ * ratio the share row's over the bounce row's of the same cell; how many
+ */
+static size_t io_values(const struct io_arg *a, enum conv_mode mode,
+			uint64_t size, int t, bool ratio,
+			double (*of)(const struct io_row *), double *v)
 {
-	double v[MAX_ROUNDS];
-	struct io_over o = { NAN, NAN, NAN, 0 };
 	size_t i, j, n = 0;
 
 	for (i = 0; i < a->n && n < MAX_ROUNDS; i++) {
 		const struct io_row *r = &a->rows[i];
 
 		if (r->res->p.mode != mode || r->size != size ||
-		    r->t != (ratio ? GUEST_IO_SHARE : (uint32_t)t))
+		    r->t != (uint32_t)(ratio ? GUEST_IO_SHARE : t))
 			continue;
 		if (!ratio) {
 			v[n++] = of(r);
@@ -219,30 +215,48 @@ static struct io_over io_over_rounds(const struct io_arg *a, enum conv_mode mode
 		if (j < a->n)
 			v[n++] = of(r) / of(&a->rows[j]);
 	}
-	for (i = 0; i < n; i++)
-		if (!(v[i] > 0))
-			return o;
-	o.rounds = n;
-	stats_ratio_rounds(v, n, 0.95, &o.m, &o.lo, &o.hi);
-	if (n == 1)
-		o.m = v[0];
+	return n;
+}
+
+/* over rounds: the geometric mean and its t interval (NaN: none) */
+struct io_over {
+	double m, lo, hi;
+	size_t rounds;
+};
+
+static struct io_over io_over_rounds(const struct io_arg *a, enum conv_mode mode,
+				     uint64_t size, int t, bool ratio,
+				     double (*of)(const struct io_row *))
+{
+	double v[MAX_ROUNDS];
+	struct io_over o = { NAN, NAN, NAN, 0 };
+	size_t n = io_values(a, mode, size, t, ratio, of, v);
+
+	if (!stats_ratio_rounds(v, n, 0.95, &o.m, &o.lo, &o.hi))
+		o.rounds = n;
 	return o;
 }
 
 /* a count's arithmetic mean over rounds (NaN without a row) */
 static double io_mean(const struct io_arg *a, enum conv_mode m, uint64_t size,
-		      uint32_t t, double (*of)(const struct io_row *))
+		      int t, double (*of)(const struct io_row *))
 {
-	double sum = 0;
-	size_t i, n = 0;
+	double v[MAX_ROUNDS];
+	size_t n = io_values(a, m, size, t, false, of, v);
 
-	for (i = 0; i < a->n; i++)
-		if (a->rows[i].res->p.mode == m && a->rows[i].size == size &&
-		    a->rows[i].t == t) {
-			sum += of(&a->rows[i]);
-			n++;
-		}
-	return n ? sum / n : NAN;
+	return stats_mean(v, n);
+}
+
+/* KEY: over rounds, geometric (a time, a ratio) or arithmetic (a count) */
+static void json_rounds(struct jsonw *w, const struct io_arg *a,
+			enum conv_mode m, uint64_t size, int t, bool ratio,
+			const char *key, double (*of)(const struct io_row *),
+			bool geometric)
+{
+	double v[MAX_ROUNDS];
+	size_t n = io_values(a, m, size, t, ratio, of, v);
+
+	churn_json_over_rounds(w, key, v, n, geometric);
 }
 
 static double of_p50(const struct io_row *r) { return r->p50; }
@@ -316,33 +330,6 @@ static bool io_has_mode(const struct io_arg *a, enum conv_mode m)
 	return false;
 }
 
-static void json_over(struct jsonw *w, const char *key, struct io_over o,
-		      bool geometric)
-{
-	jsonw_key(w, key);
-	jsonw_obj_open(w);
-	jsonw_kv_double(w, geometric ? "geomean" : "mean", o.m);
-	jsonw_kv_double(w, "ci95_lo", o.lo);
-	jsonw_kv_double(w, "ci95_hi", o.hi);
-	jsonw_kv_u64(w, "rounds", o.rounds);
-	jsonw_obj_close(w);
-}
-
-/* a work count over rounds: mean and t interval */
-static void json_count(struct jsonw *w, const struct io_arg *a,
-		       enum conv_mode m, uint64_t size, int t, const char *key,
-		       double (*of)(const struct io_row *))
-{
-	double v[MAX_ROUNDS];
-	size_t i, n = 0;
-
-	for (i = 0; i < a->n && n < MAX_ROUNDS; i++)
-		if (a->rows[i].res->p.mode == m && a->rows[i].size == size &&
-		    a->rows[i].t == (uint32_t)t)
-			v[n++] = of(&a->rows[i]);
-	churn_json_over_rounds(w, key, v, n, false);
-}
-
 /* a size, or null for none (0) */
 static void json_size(struct jsonw *w, const char *key, uint64_t v)
 {
@@ -409,19 +396,19 @@ static int write_io_json(FILE *f, void *arg)
 			for (t = 0; t < GUEST_IO_NR; t++) {
 				jsonw_key(&w, io_name[t]);
 				jsonw_obj_open(&w);
-				json_over(&w, "p50_ns", io_over_rounds(a, m, sizes[i], t, false, of_p50), true);
-				json_over(&w, "p99_ns", io_over_rounds(a, m, sizes[i], t, false, of_p99), true);
-				json_over(&w, "p50_less_exits_ns", io_over_rounds(a, m, sizes[i], t, false, of_norm), true);
-				json_over(&w, "mb_per_s", io_over_rounds(a, m, sizes[i], t, false, of_mbs), true);
-				json_count(&w, a, m, sizes[i], t, "exits_per_request", of_exits);
-				json_count(&w, a, m, sizes[i], t, "vm_exits_per_request", of_vm_exits);
-				json_count(&w, a, m, sizes[i], t, "npt_faults_per_request", of_faults);
-				json_count(&w, a, m, sizes[i], t, "tlb_flushes_per_request", of_flushes);
-				json_count(&w, a, m, sizes[i], t, "copied_bytes_per_request", of_copied);
+				json_rounds(&w, a, m, sizes[i], t, false, "p50_ns", of_p50, true);
+				json_rounds(&w, a, m, sizes[i], t, false, "p99_ns", of_p99, true);
+				json_rounds(&w, a, m, sizes[i], t, false, "p50_less_exits_ns", of_norm, true);
+				json_rounds(&w, a, m, sizes[i], t, false, "mb_per_s", of_mbs, true);
+				json_rounds(&w, a, m, sizes[i], t, false, "exits_per_request", of_exits, false);
+				json_rounds(&w, a, m, sizes[i], t, false, "vm_exits_per_request", of_vm_exits, false);
+				json_rounds(&w, a, m, sizes[i], t, false, "npt_faults_per_request", of_faults, false);
+				json_rounds(&w, a, m, sizes[i], t, false, "tlb_flushes_per_request", of_flushes, false);
+				json_rounds(&w, a, m, sizes[i], t, false, "copied_bytes_per_request", of_copied, false);
 				jsonw_obj_close(&w);
 			}
-			json_over(&w, "share_over_bounce_p50", io_over_rounds(a, m, sizes[i], 0, true, of_p50), true);
-			json_over(&w, "share_over_bounce_less_exits", io_over_rounds(a, m, sizes[i], 0, true, of_norm), true);
+			json_rounds(&w, a, m, sizes[i], 0, true, "share_over_bounce_p50", of_p50, true);
+			json_rounds(&w, a, m, sizes[i], 0, true, "share_over_bounce_less_exits", of_norm, true);
 			jsonw_obj_close(&w);
 		}
 		jsonw_arr_close(&w);
