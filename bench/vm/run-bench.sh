@@ -261,6 +261,32 @@ while read -r _ id _ k _ kind _ _ _ tf _ mfirst _ _; do
 	fi
 done <<<"$boots"
 
+# one more boot of KDIR after the design's: run-vm.sh into VMOUT with
+# the kernel's provenance on its command line and convbench in it, then
+# the given run-vm options and -- COMMAND; the console on stderr,
+# indented; run-vm's status
+extra_boot() {	# KDIR VMOUT RUN-VM-OPTION... -- COMMAND...
+	local kdir=$1 vmout=$2 rc
+	shift 2
+	set +e
+	kernel/vm/run-vm.sh --kernel "$kdir/bzImage" --out "$vmout" \
+		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 --add "$cb" \
+		--cmdline "convbench.series=$(cat "$kdir/series.sha") convbench.config=$(cat "$kdir/config.sha") convbench.kernel_key=$(cat "$kdir/key")" \
+		"$@" 2>&1 | sed -u 's/^/  | /' >&2
+	rc=${PIPESTATUS[0]}
+	set -e
+	return "$rc"
+}
+
+# such a boot holds all its runs' rounds: a disturbed one is said into
+# DIR/interference.env and on stderr, not left out
+extra_interference() {	# WHAT VMOUT DIR
+	sh bench/vm/interference.sh "$2/vm.env" > "$3/interference.env"
+	if grep -q '^valid=0' "$3/interference.env"; then
+		say "$1: $(sed -n 's/^why=//p' "$3/interference.env"); its rounds are kept (they share the boot)"
+	fi
+}
+
 # huge pages over time: one boot of KDIR running convbench
 # --workload=churn in MODES, then --workload=split (the split and the
 # range made uniform again, timed as events), --workload=accept (a
@@ -269,16 +295,11 @@ done <<<"$boots"
 # DEST/io (with the boot's console and vm.env in churn/); 0, or 1 when
 # it failed (what it wrote is kept)
 churn_boot() {	# KDIR MODES DEST
-	local vmout=$work/vm-churn-${2//,/-} rc f
+	local vmout=$work/vm-churn-${2//,/-} rc=0 f
 	local common="--mode=$2 --rounds=$churn_rounds --seed=$seed"
-	set +e
-	kernel/vm/run-vm.sh --kernel "$1/bzImage" --out "$vmout" \
-		--timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 --add "$cb" \
-		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io" \
-		2>&1 | sed -u 's/^/  | /' >&2
-	rc=${PIPESTATUS[0]}
-	set -e
+	extra_boot "$1" "$vmout" \
+		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io" ||
+		rc=$?
 	mkdir -p "$3"
 	for f in churn split accept io; do
 		[ -d "$vmout/$f" ] && cp -r "$vmout/$f" "$3/"
@@ -287,10 +308,7 @@ churn_boot() {	# KDIR MODES DEST
 	for f in console.log vm.env; do
 		[ -f "$vmout/$f" ] && cp "$vmout/$f" "$3/churn/"
 	done
-	# one boot holds every round: a disturbed one is said, not left out
-	sh bench/vm/interference.sh "$vmout/vm.env" > "$3/churn/interference.env"
-	grep -q '^valid=0' "$3/churn/interference.env" &&
-		say "churn boot ($2): $(sed -n 's/^why=//p' "$3/churn/interference.env"); its rounds are kept (they share the boot)"
+	extra_interference "churn boot ($2)" "$vmout" "$3/churn"
 	rm -rf "$vmout"
 	[ "$rc" = 0 ] || { say "churn boot ($2): convbench failed (status $rc)"; return 1; }
 }
@@ -310,23 +328,16 @@ fi
 # vCPUs that take turns) running bench/vm/smp-bench.sh in MODES into
 # DEST/smp (with the boot's console and vm.env); 0, or 1 when it failed
 smp_boot() {	# KDIR MODES DEST
-	local vmout=$work/vm-smp-${2//,/-} rc
-	set +e
-	CONVBENCH_TCG_THREAD=single kernel/vm/run-vm.sh --kernel "$1/bzImage" \
-		--out "$vmout" --timeout "${BENCH_TIMEOUT:-1500}" --mem 4096 \
-		--cpus $((smp_vcpus + 1)) --add "$cb" \
+	local vmout=$work/vm-smp-${2//,/-} rc=0
+	CONVBENCH_TCG_THREAD=single extra_boot "$1" "$vmout" \
+		--cpus $((smp_vcpus + 1)) \
 		--add bench/vm/smp-bench.sh:/bin/smp-bench.sh \
 		--add tests/lib/emu_retry.sh:/bin/emu_retry.sh \
-		--cmdline "convbench.series=$(cat "$1/series.sha") convbench.config=$(cat "$1/config.sha") convbench.kernel_key=$(cat "$1/key")" \
-		-- sh /bin/smp-bench.sh "$2" "$smp_rounds" "$smp_iters" "$smp_io_reqs" "$smp_vcpus" 4K,2M "$seed" \
-		2>&1 | sed -u 's/^/  | /' >&2
-	rc=${PIPESTATUS[0]}
-	set -e
+		-- sh /bin/smp-bench.sh "$2" "$smp_rounds" "$smp_iters" "$smp_io_reqs" "$smp_vcpus" 4K,2M "$seed" ||
+		rc=$?
 	mkdir -p "$3/smp"
-	cp -r "$vmout"/. "$3/smp/" 2>/dev/null
-	sh bench/vm/interference.sh "$vmout/vm.env" > "$3/smp/interference.env"
-	grep -q '^valid=0' "$3/smp/interference.env" &&
-		say "vCPU boot ($2): $(sed -n 's/^why=//p' "$3/smp/interference.env"); its runs are kept (they share the boot)"
+	cp -r "$vmout"/. "$3/smp/" 2>/dev/null || true
+	extra_interference "vCPU boot ($2)" "$vmout" "$3/smp"
 	rm -rf "$vmout"
 	[ "$rc" = 0 ] || { say "vCPU boot ($2): convbench failed (status $rc)"; return 1; }
 }

@@ -174,6 +174,7 @@ sed -n '/^Huge pages under conversion churn/,/^$/p' "$tmp/grep.txt" | sed 's/^/#
 	grep -q '"tlb_flush_requests_per_conversion": [0-9]' "$grun/smp/v2/summary.json" &&
 	[ -s "$grun/smp/io-v2/io.csv" ] &&
 	[ -f "$grun/smp/v1-busy1/summary.json" ] &&
+	grep -q "^accel_opt=.*tcg,thread=single" "$grun/smp/vm.env" &&
 	grep -q '^runs=4$' "$grun/smp/emulator.env" &&
 	grep -q '"vcpus": 2' "$grun/smp/v2/summary.json" &&
 	grep -q "^More vCPUs" "$tmp/grep.txt" &&
