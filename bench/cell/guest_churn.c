@@ -73,25 +73,37 @@ static GUEST_CODE uint32_t churn_class(struct churn_args *c, uint64_t *rng)
 }
 
 /*
- * n pages at page first to target (1: shared), the data kept (copied
- * aside and back where the mode does not keep it) or, without preserve
- * (accept), the converted pages reading zeroes after; each page's first
- * word checked against its value. The pages whose state changed.
+ * Before a conversion of n pages at page first to target (untimed): the
+ * pages whose state changes; without preserve (accept) those read
+ * zeroes after, and their value becomes 0
  */
-static GUEST_CODE uint64_t churn_convert(struct churn_args *c, uint64_t op,
-					 uint64_t first, uint64_t n,
-					 uint8_t target)
+static GUEST_CODE uint64_t churn_count(struct churn_args *c, uint64_t first,
+				       uint64_t n, uint8_t target)
 {
-	bool copy = c->a.preserve && !c->a.inplace;
-	uint64_t off = first * GUEST_CONV_PAGE, size = n * GUEST_CONV_PAGE;
-	uint64_t p, got, ret, converted = 0;
+	uint64_t p, converted = 0;
 
 	for (p = first; p < first + n; p++) {
 		converted += c->state[p] != target;
-		/* without preserve, a converted page reads zeroes after */
 		if (!c->a.preserve && c->state[p] != target)
 			c->value[p] = 0;
 	}
+	return converted;
+}
+
+/*
+ * The timed part of a conversion of n pages at page first to target (1:
+ * shared): the data kept (copied aside and back where the mode does not
+ * keep it), then each page's first word checked against want[] (one
+ * value per page, from page first)
+ */
+static GUEST_CODE void churn_convert(struct churn_args *c, uint64_t op,
+				     uint64_t first, uint64_t n, uint8_t target,
+				     const uint64_t *want)
+{
+	bool copy = c->a.preserve && !c->a.inplace;
+	uint64_t off = first * GUEST_CONV_PAGE, size = n * GUEST_CONV_PAGE;
+	uint64_t p, got, ret;
+
 	if (copy)
 		guest_copy64((void *)c->a.scratch, (void *)(c->a.base + off),
 			     size);
@@ -105,33 +117,31 @@ static GUEST_CODE uint64_t churn_convert(struct churn_args *c, uint64_t op,
 	if (copy)
 		guest_copy64((void *)(c->a.base + off), (void *)c->a.scratch,
 			     size);
-	for (p = first; p < first + n; p++) {
-		got = guest_touch64(c->a.base + p * GUEST_CONV_PAGE);
-		if (got != c->value[p]) {
+	for (p = 0; p < n; p++) {
+		got = guest_touch64(c->a.base + off + p * GUEST_CONV_PAGE);
+		if (got != want[p]) {
 			guest_ucall(UCALL_SYNC, GUEST_SYNC_BAD, op,
-				    c->a.base + p * GUEST_CONV_PAGE, got,
-				    c->value[p], 0);
+				    c->a.base + off + p * GUEST_CONV_PAGE, got,
+				    want[p], 0);
 			guest_halt();
 		}
 	}
-	for (p = first; p < first + n; p++)
-		c->state[p] = target;
-	return converted;
 }
 
 /*
- * One timed conversion of n pages at page first to target: sample op
- * (churn_convert()); every page of the range is verified after.
+ * One timed conversion of n pages at page first to target: sample op;
+ * the bookkeeping before and after it untimed, every page of the range
+ * verified after
  */
 static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 				 uint32_t cls, uint64_t first, uint64_t n,
 				 uint8_t target)
 {
 	bool copy = c->a.preserve && !c->a.inplace;
-	uint64_t t0, t1, converted;
+	uint64_t t0, t1, p, converted = churn_count(c, first, n, target);
 
 	t0 = guest_rdtsc();
-	converted = churn_convert(c, op, first, n, target);
+	churn_convert(c, op, first, n, target, c->value + first);
 	t1 = guest_rdtsc();
 	c->samples[op] = (struct churn_sample) {
 		.op = op, .cls = cls,
@@ -140,6 +150,8 @@ static GUEST_CODE void churn_one(struct churn_args *c, uint64_t op,
 		.total = t1 - t0,
 		.copied = copy ? 2 * n * GUEST_CONV_PAGE : 0,
 	};
+	for (p = first; p < first + n; p++)
+		c->state[p] = target;
 	churn_verify(c, op, first, n);
 }
 
@@ -212,23 +224,27 @@ static GUEST_CODE void churn_accept(struct churn_args *c, uint64_t *mark)
 
 /*
  * --workload=io, request op of class cls by strategy t: the payload is
- * written into the buffer (the range's first n pages; untimed: the
- * application's work), then, timed, sent and answered: bounce copies
- * it into the pool (shared since the start), exits to the device and
- * copies the answer back; share converts the buffer to shared (the
- * data kept), exits to the device, which answers in the buffer, and
- * converts it back to private (the answer kept). Every word of the
- * answer is checked after.
+ * written into the buffer (the range's first n pages) and the words
+ * expected back noted (untimed: the application's work), then, timed,
+ * sent and answered: bounce copies it into the pool (shared since the
+ * start), exits to the device and copies the answer back; share
+ * converts the buffer to shared (the data kept), exits to the device,
+ * which answers in the buffer, and converts it back to private (the
+ * answer kept). Every word of the answer is checked after. value[] holds
+ * the request's words from page 0 and the answer's from page npool (the
+ * pool's pages, whose values nothing else reads).
  */
 static GUEST_CODE void io_one(struct churn_args *c, uint64_t op, uint32_t cls,
 			      uint32_t t, uint64_t n)
 {
 	uint64_t size = n * GUEST_CONV_PAGE, pool = c->a.base + c->scratch_size;
+	uint64_t *answer = c->value + c->scratch_size / GUEST_CONV_PAGE;
 	bool copy = c->a.preserve && !c->a.inplace;
-	uint64_t p, i, t0, t1, converted = 0;
+	uint64_t p, i, t0, t1;
 
 	for (p = 0; p < n; p++) {
 		c->value[p] = io_word(op, p, 0);
+		answer[p] = io_word(op, p, 1);
 		guest_fill64((void *)(c->a.base + p * GUEST_CONV_PAGE),
 			     c->value[p], GUEST_CONV_PAGE);
 	}
@@ -242,16 +258,15 @@ static GUEST_CODE void io_one(struct churn_args *c, uint64_t op, uint32_t cls,
 		guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_REQ, op, pool, size, 0, 0);
 		guest_copy64((void *)c->a.base, (void *)pool, size);
 	} else {
-		converted = churn_convert(c, op, 0, n, 1);
+		churn_convert(c, op, 0, n, 1, c->value);
 		guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_REQ, op, c->a.base, size,
 			    0, 0);
-		for (p = 0; p < n; p++)
-			c->value[p] = io_word(op, p, 1);
-		converted += churn_convert(c, op, 0, n, 0);
+		churn_convert(c, op, 0, n, 0, answer);
 	}
 	t1 = guest_rdtsc();
 	c->samples[op] = (struct churn_sample) {
-		.op = op, .cls = cls, .dir = t, .converted = converted,
+		.op = op, .cls = cls, .dir = t,
+		.converted = t == GUEST_IO_SHARE ? 2 * n : 0,
 		.total = t1 - t0,
 		.copied = t == GUEST_IO_BOUNCE ? 2 * size : copy ? 4 * size : 0,
 	};
@@ -260,10 +275,10 @@ static GUEST_CODE void io_one(struct churn_args *c, uint64_t op, uint32_t cls,
 						      p * GUEST_CONV_PAGE);
 
 		for (i = 0; i < GUEST_CONV_PAGE / 8; i++)
-			if (w[i] != io_word(op, p, 1)) {
+			if (w[i] != answer[p]) {
 				guest_ucall(UCALL_SYNC, GUEST_SYNC_IO_BAD, op,
 					    (uint64_t)(uintptr_t)&w[i], w[i],
-					    io_word(op, p, 1), 0);
+					    answer[p], 0);
 				guest_halt();
 			}
 	}
