@@ -10,7 +10,9 @@
 # the emulator-retry rule (emu_retry.sh) must not take for the
 # emulator's; nor a hang, while a hang on a cr3 the VMM did not give
 # the guest (--inject=cr3, the guest's one departure) is said to be
-# state the guest cannot produce. busybox sh; TAP lines and a closing "N passed, N failed".
+# state the guest cannot produce. A run the emulator's own triple fault
+# (on another vCPU, before the injected fault) ended is run once more.
+# busybox sh; TAP lines and a closing "N passed, N failed".
 cd "$(dirname "$0")" || exit 1
 . ./emu_retry.sh
 out=${TMPDIR:-/tmp}/test_stress_diag.$$
@@ -23,10 +25,23 @@ each_vcpu() {	# FILE PATTERN
 	done
 }
 
+# convstress ARG... into $out, its status in rc; when the emulator's
+# triple fault (emu_retry.sh: that and nothing else failed the run, on
+# a vCPU the injection did not touch) came before the injected fault,
+# once more: the test is about the injected one
+storm() {
+	./convstress "$@" >"$out" 2>&1
+	rc=$?
+	grep '^not ok' "$out" >"$out.fail"
+	if [ $rc -eq 1 ] && emu_fault "$out.fail"; then
+		grep -m 1 'SHUTDOWN' "$out.fail" | sed 's/^/# emulator triple fault, run again once: /'
+		./convstress "$@" >"$out" 2>&1
+		rc=$?
+	fi
+}
+
 t0=$(date +%s)
-./convstress --duration=120 --seed=7 --inject=spin@5 --hang-timeout=3 \
-	>"$out" 2>&1
-rc=$?
+storm --duration=120 --seed=7 --inject=spin@5 --hang-timeout=3
 t=$(($(date +%s) - t0))
 grep -v '^# [a-z]' "$out" | grep -v '^# diag:  ' | sed 's/^/# spin: /' | head -n 40
 [ $rc -eq 1 ] && grep -q '^not ok 1 - convstress: vCPU 0 hung: no exit and no page fault fixed for 3 s (op 4)$' "$out"
@@ -66,9 +81,7 @@ grep '^not ok' "$out" >"$out.fail"
 tap_ok $? "spin: on the guest's own cr3, the emulator-retry rule does not take the hang for the emulator's"
 
 # the one change the storm's guest never makes: a cr3 of its own
-./convstress --duration=120 --seed=7 --inject=cr3@5 --hang-timeout=3 \
-	>"$out" 2>&1
-rc=$?
+storm --duration=120 --seed=7 --inject=cr3@5 --hang-timeout=3
 grep '^not ok\|cr3 0x' "$out" | sed 's/^/# cr3: /'
 root=$(sed -n 's/^# diag: vCPU 1: guest rip .* cr3 \(0x[0-9a-f]*\);.*/\1/p' "$out")
 [ $rc -eq 1 ] && [ -n "$root" ] &&
@@ -78,8 +91,7 @@ grep '^not ok' "$out" >"$out.fail"
 ! emu_fault "$out.fail"
 tap_ok $? "cr3: the emulator-retry rule does not take that hang for the emulator's either"
 
-./convstress --duration=120 --seed=7 --inject=triple@5 >"$out" 2>&1
-rc=$?
+storm --duration=120 --seed=7 --inject=triple@5
 grep '^not ok' "$out" | sed 's/^/# triple: /'
 [ $rc -eq 1 ] && grep -q "^not ok 1 - convstress: vCPU 0: KVM_RUN 0, exit SHUTDOWN: the guest's own triple fault (--inject) (op 5, " "$out"
 tap_ok $? "triple: exit 1 ($rc), vCPU 0's SHUTDOWN named as the guest's own"
