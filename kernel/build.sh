@@ -238,7 +238,7 @@ fi
 series_sha=$(cat "${patches[@]}" /dev/null | sha256sum | cut -c1-16)
 config_sha=$(cat "${fragments[@]}" | sha256sum | cut -c1-16)
 # Bump when a change to this script changes what it builds.
-recipe=1
+recipe=2
 # the tarball is identified by size and mtime (hashing 130 MB each time
 # costs seconds)
 src_id=$(stat -c '%s %Y' "$tarball")
@@ -336,7 +336,15 @@ if command -v ccache >/dev/null; then
 	cc="ccache gcc"
 	export CCACHE_BASEDIR=$cache CCACHE_NOHASHDIR=1
 fi
-if ! mk -j"$jobs" CC="$cc" bzImage > "$dir/build.log" 2>&1; then
+# A kernel with debug info carries it for BTF, which takes the types and
+# not where variables live: without GCC's variable tracking the objects
+# compile 13-19% faster and the code is the same (.text compared byte
+# for byte on arch/x86/kvm/x86.o).
+kcflags=
+if grep -qx 'CONFIG_DEBUG_INFO=y' "$build/.config"; then
+	kcflags=-fno-var-tracking
+fi
+if ! mk -j"$jobs" CC="$cc" KCFLAGS="$kcflags" bzImage > "$dir/build.log" 2>&1; then
 	tail -n 40 "$dir/build.log" >&2
 	die "kernel build failed, full log: $dir/build.log"
 fi
