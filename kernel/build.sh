@@ -323,9 +323,9 @@ done < <(cat "${fragments[@]}" | awk '/^(CONFIG_[A-Za-z0-9_]*=|# CONFIG_[A-Za-z0
 [ $missing = 0 ] || [ -n "${CONVBENCH_ALLOW_CONFIG_MISMATCH:-}" ] || die "config fragment not satisfied"
 
 case $flavour in
-main) eta="about 8 min" ;;
-debug) eta="about 8 min" ;;
-gmem) eta="about 9 min" ;;
+main) eta="about 5 min" ;;
+debug) eta="about 4 min" ;;
+gmem) eta="about 5 min" ;;
 custom) eta="6 to 17 min" ;;
 esac
 log "building the $flavour bzImage with $jobs jobs (cold: $eta on 2 cores; log in $dir/build.log)"
