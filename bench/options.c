@@ -470,6 +470,8 @@ static int opt_trace(const struct opt *o, const char *arg, struct opt_ctx *c)
 		c->env->trace = TRACE_DEFAULT;
 	else if (!strcmp(arg, "all"))
 		c->env->trace = TRACE_ALL;
+	else if (!strcmp(arg, "empty"))
+		c->env->trace = TRACE_EMPTY;
 	else
 		return bad(c->err, o->name, arg, o->expected);
 	return 0;
@@ -584,7 +586,7 @@ static const struct opt opts[] = {
 	{ OPT("stall-timeout", REQ, opt_uint), FIELD(stall_s), .min = 1,
 	  .max = 3600, .expected = "seconds from 1 to 3600" },
 	{ OPT("trace", optional_argument, opt_trace),
-	  .expected = "default or all" },
+	  .expected = "default, all or empty" },
 	{ OPT("rounds", REQ, opt_rounds), FIELD(rounds), .min = 1,
 	  .max = MAX_ROUNDS, .expected = "a whole number from 1 to 64" },
 	{ OPT("first-round", REQ, opt_uint), FIELD(first_round), .min = 0,

@@ -26,6 +26,12 @@ enum trace_set {
 	TRACE_OFF,
 	TRACE_DEFAULT,	/* the three named functions + the in-place entry */
 	TRACE_ALL,	/* the wide set and the tracepoint rows */
+	/*
+	 * the default set's attach points with programs that return at
+	 * once: what attaching costs without the programs' work (the
+	 * histograms stay empty)
+	 */
+	TRACE_EMPTY,
 };
 
 #define MAX_ROUNDS	64

@@ -23,6 +23,8 @@ const volatile __u32 targ_tgid = 0;
 const volatile long nr_fallocate = -1;
 const volatile long nr_ioctl = -1;
 const volatile long kvm_run_cmd = -1;
+/* opts.empty: function probes that return at once (trace_lib.h) */
+const volatile bool ct_empty = false;
 
 /* what the traced program is doing now; user space writes it (mmap'ed .bss) */
 __u32 conv_context;
@@ -219,6 +221,8 @@ static __always_inline int leave(__u32 probe, bool nest)
  */
 static __always_inline int on_entry(__u32 probe)
 {
+	if (ct_empty)
+		return 0;
 	if (!traced(bpf_get_current_pid_tgid()))
 		return 0;
 	return enter(probe, true);
@@ -226,6 +230,8 @@ static __always_inline int on_entry(__u32 probe)
 
 static __always_inline int on_exit(__u32 probe)
 {
+	if (ct_empty)
+		return 0;
 	if (!traced(bpf_get_current_pid_tgid()))
 		return 0;
 	return leave(probe, true);

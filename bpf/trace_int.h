@@ -57,6 +57,7 @@ struct conv_trace {
 	FILE *log;
 	bool verbose;
 	bool force_kprobe;
+	bool empty;		/* opts.empty */
 };
 
 /* bpf/trace_plan.c */

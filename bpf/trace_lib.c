@@ -423,6 +423,7 @@ static bool load_programs(struct conv_trace *t, pid_t tgid, bool funcs,
 		t->skel->rodata->nr_fallocate = SYS_fallocate;
 		t->skel->rodata->nr_ioctl = SYS_ioctl;
 		t->skel->rodata->kvm_run_cmd = KVM_RUN;
+		t->skel->rodata->ct_empty = t->empty;
 		*err = set_autoload(t, attempt == 0);
 		if (!*err) {
 			struct btf *btf = t->counters ?
@@ -484,6 +485,7 @@ struct conv_trace *conv_trace_open(const struct conv_trace_opts *opts)
 	t->log = opts->log ? opts->log : stderr;
 	t->verbose = opts->verbose;
 	t->force_kprobe = opts->force_kprobe;
+	t->empty = opts->empty;
 	libbpf_set_print(opts->verbose ? verbose_print : quiet_print);
 
 	t->counters = opts->counters;

@@ -57,6 +57,12 @@ struct conv_trace_opts {
 	 */
 	bool counters;
 	bool force_kprobe;	/* kprobes even where fentry works */
+	/*
+	 * the function probes attach as always but return at once: the
+	 * cost of the attach mechanism alone (trampolines or kprobes);
+	 * their histograms stay empty
+	 */
+	bool empty;
 };
 
 /*

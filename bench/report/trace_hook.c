@@ -33,6 +33,7 @@ int trace_hook_open(struct trace_hook *h, enum trace_set set, bool counters,
 		.wide = set == TRACE_ALL,
 		.no_tracepoints = set != TRACE_ALL,
 		.counters = counters,
+		.empty = set == TRACE_EMPTY,
 	};
 
 	memset(h, 0, sizeof(*h));
@@ -307,7 +308,8 @@ static void trace_json(struct jsonw *w, void *arg)
 
 	conv_trace_set_context(h->t, 0);
 	jsonw_obj_open(w);
-	jsonw_kv_str(w, "set", h->set == TRACE_ALL ? "all" : "default");
+	jsonw_kv_str(w, "set", h->set == TRACE_ALL ? "all" :
+		     h->set == TRACE_EMPTY ? "empty" : "default");
 	jsonw_kv_str(w, "timing", "function probes exclusive of the probed "
 		     "functions they call (probes nest: shmem_fallocate and "
 		     "shmem_convert_range call memfile_notifier_invalidate); "

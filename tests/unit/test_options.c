@@ -203,6 +203,8 @@ static void test_rounds(void)
 		   "--rounds, --first-round, --order-seed, --trace are taken");
 	r = parse(&env, err, sizeof(err), "--trace=all", NULL);
 	tap_result(!r && env.trace == TRACE_ALL, "--trace=all is taken");
+	r = parse(&env, err, sizeof(err), "--trace=empty", NULL);
+	tap_result(!r && env.trace == TRACE_EMPTY, "--trace=empty is taken");
 	r = parse(&env, err, sizeof(err), "--counts", "--merge=/tmp/b",
 		  "--out=/tmp/m", "--clock-mark=start-1", NULL);
 	tap_result(!r && env.counts && !strcmp(env.merge, "/tmp/b") &&
@@ -218,6 +220,7 @@ static void test_rounds(void)
 	refused("--first-round=x", "--first-round");
 	refused("--order-seed=9007199254740992", "--order-seed");
 	refused("--trace=most", "--trace");
+	refused("--trace=none", "default, all or empty");
 	refused("--merge=/tmp/b", "--merge needs --out");
 	refused("--clock-mark=A B", "--clock-mark");
 	refused_with("--counts", "--trace", "exclude");

@@ -241,6 +241,16 @@ grep -q '"set": "all"' "$work/tra/summary.json" &&
 	grep -q '^kvm:kvm_exit,' "$work/tra/trace-totals.csv" &&
 	grep -q '^shmem_check_unused,' "$work/tra/trace-totals.csv"
 tap_ok $? "--trace=all: the wide set and the tracepoint rows"
+# the attach mechanism alone: the same four fentry probes, every
+# program returning at once, so no histogram has a bucket
+"$CB" --mode=inplace --size=4K --iterations=5 --rounds=1 --trace=empty \
+	--out="$work/tre" >"$work/tre.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '"set": "empty"' "$work/tre/summary.json" &&
+	[ "$(grep -c '"attach": "fentry"' "$work/tre/summary.json")" -eq 4 ] &&
+	[ "$(wc -l < "$work/tre/trace.csv")" -eq 1 ] &&
+	grep -q '"all_verified": true' "$work/tre/summary.json"
+tap_ok $? "--trace=empty: the four fentry probes attached, no bucket counted, data verified ($rc)"
 
 "$CB" --size=3K >/dev/null 2>"$work/bad.txt"
 rc=$?
