@@ -225,6 +225,26 @@ static int conv_setup_worker(struct cell *c, struct worker *w,
 	return 0;
 }
 
+/*
+ * vCPU i of worker w, running entry(args at gpa args); the watchdog
+ * bounds its runs (no timer syscalls per exit). 0 or -errno with
+ * res->error naming what (e.g. "vCPU", "busy vCPU")
+ */
+static int cell_add_vcpu(struct cell *c, struct worker *w, unsigned int i,
+			 void *entry, uint64_t args, const char *what,
+			 struct cell_result *res)
+{
+	int r = __vm_vcpu_add(c->vm, i, entry, &w->vcpu);
+
+	if (!r)
+		r = __vcpu_args_set(w->vcpu, 1, &args);
+	if (r)
+		return snprintf(res->error, sizeof(res->error),
+				"adding %s %u: %s", what, i, strerror(-r)), r;
+	vcpu_set_timeout(w->vcpu, 0);
+	return 0;
+}
+
 /* --busy-vcpus: vCPUs vcpus.. that only run (guest_busy_main()); 0 or -errno */
 static int busy_setup(struct cell *c, struct cell_result *res)
 {
@@ -245,13 +265,10 @@ static int busy_setup(struct cell *c, struct cell_result *res)
 		*w->args = (struct guest_args) {
 			.base = buf, .size = BUSY_BYTES, .hang_k = GUEST_NO_HANG,
 		};
-		r = __vm_vcpu_add(c->vm, i, (void *)guest_busy_main, &w->vcpu);
-		if (!r)
-			r = __vcpu_args_set(w->vcpu, 1, &args);
+		r = cell_add_vcpu(c, w, i, (void *)guest_busy_main, args,
+				  "busy vCPU", res);
 		if (r)
-			return snprintf(res->error, sizeof(res->error),
-					"adding busy vCPU %u: %s", i, strerror(-r)), r;
-		vcpu_set_timeout(w->vcpu, 0);
+			return r;
 	}
 	return 0;
 }
@@ -315,15 +332,10 @@ static int cell_setup(struct cell *c, struct cell_result *res)
 		if (r)
 			return r;
 		prefault(w->host, w->max_k * sizeof(*w->host));
-		r = __vm_vcpu_add(c->vm, i, p->churn ? (void *)guest_churn_main :
-				  (void *)guest_conv_main, &w->vcpu);
-		if (!r)
-			r = __vcpu_args_set(w->vcpu, 1, &args_gpa);
+		r = cell_add_vcpu(c, w, i, p->churn ? (void *)guest_churn_main :
+				  (void *)guest_conv_main, args_gpa, "vCPU", res);
 		if (r)
-			return snprintf(res->error, sizeof(res->error),
-					"adding vCPU %u: %s", i, strerror(-r)), r;
-		/* the watchdog bounds runs: no timer syscalls per exit */
-		vcpu_set_timeout(w->vcpu, 0);
+			return r;
 		if (!p->counts)
 			continue;
 		w->snap_k = ~0ULL;
