@@ -14,14 +14,36 @@
  *              an all-shared folio to shared) keeps it huge; one that
  *              leaves it mixed splits it
  *
+ * and the merge back (kernel/patches 0048, with shmem.convert_merge=1;
+ * skipped where the kernel has no such switch):
+ *
+ *   merge off  with the switch off (the default), a split block made
+ *              uniform again stays 512 4K folios and maps 4K
+ *   merge shared / merge private
+ *              a block split by one page going the other way and made
+ *              uniform again is one huge folio (thp_convert_merge), its
+ *              data kept, mapped by KVM with one 2M entry after one
+ *              fault; merged private, every page SIGBUS to the host, and
+ *              compaction (and move_pages() where there are two NUMA
+ *              nodes) leaves the merged folio where KVM mapped it
+ *   merge pin  a pin on one page of the block fails the merge at once
+ *              (thp_convert_merge_busy), the conversion succeeds, the
+ *              block stays split; without the pin the next conversion
+ *              merges it
+ *
  * One in-place slot of 2M per case (gpa 2M aligned), each on its own
  * MFD_INACCESSIBLE fd of 2M, fallocated whole: one huge folio when shmem
  * THP is on (the VM runs with "within_size"); the test skips the huge
  * checks when it is not.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include "inplace.h"
@@ -253,6 +275,273 @@ static void test_pin(struct region *rg)
 	tap_result(ok, "a pin on one shared 4K page of a huge folio blocks converting that page only: its neighbour converts, it fails with EAGAIN until unpinned");
 }
 
+/* ------------------------------------------------------------------ */
+/* the merge back (shmem.convert_merge) */
+
+#define MERGE_PARAM	"/sys/module/shmem/parameters/convert_merge"
+
+static uint64_t proc_vmstat(const char *name)
+{
+	char line[128];
+	size_t n = strlen(name);
+	uint64_t v = ~0ULL;
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ' ') {
+			v = strtoull(line + n + 1, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* the first word of shared page p (guest_fill_pages writes one a page) */
+static bool host_word(struct region *rg, unsigned int p, uint64_t val,
+		      const char *what)
+{
+	uint64_t got = *(volatile uint64_t *)(rg->hva + p * PAGE);
+
+	return check(got == val, "%s: the host reads %#llx from page %u, want %#llx",
+		     what, (unsigned long long)got, p, (unsigned long long)val);
+}
+
+/* the pfn behind page 0, touched first (a conversion unmapped it) */
+static uint64_t block_pfn(struct region *rg)
+{
+	(void)*(volatile uint64_t *)rg->hva;
+	return host_pfn(rg->hva);
+}
+
+/* is the (private) block one huge folio? Looked at while shared */
+static bool is_huge_fd(struct region *rg)
+{
+	bool huge;
+
+	if (!convert(rg, 0, NPAGES, TO_SHARED) || !record(rg, 0, NPAGES, false))
+		return false;
+	huge = is_huge(rg);
+	return convert(rg, 0, NPAGES, TO_PRIVATE) &&
+	       record(rg, 0, NPAGES, true) && huge;
+}
+
+static bool merge_switch(bool on)
+{
+	return check(write_file(MERGE_PARAM, on ? "1" : "0"),
+		     "writing %d to %s: %s", on, MERGE_PARAM, strerror(errno));
+}
+
+/* can this kernel merge back? (skip, naming the case, when not) */
+static bool merge_offered(const char *what)
+{
+	if (access(MERGE_PARAM, W_OK)) {
+		tap_skip("no shmem.convert_merge (kernel/patches 0048)", "%s", what);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Split a huge block: the whole range goes one way (to_shared), then
+ * page k the other. True if it was huge before and is split after (the
+ * check needs page 0 shared: k is not 0 when the block is shared).
+ */
+static bool split_block(struct region *rg, unsigned int k, bool to_shared)
+{
+	unsigned int whole = to_shared ? TO_SHARED : TO_PRIVATE;
+	unsigned int back = to_shared ? TO_PRIVATE : TO_SHARED;
+	bool ok;
+
+	ok = convert(rg, 0, NPAGES, whole) && record(rg, 0, NPAGES, !to_shared);
+	if (to_shared)
+		ok &= check(is_huge(rg), "the whole shared block is not one huge folio");
+	ok &= convert(rg, k, 1, back) && record(rg, k, 1, to_shared);
+	if (ok && (to_shared || k == 0))
+		ok &= check(!is_huge(rg), "page %u the other way did not split the block", k);
+	return ok;
+}
+
+static void test_merge_off(struct region *rg)
+{
+	const unsigned int k = 300;
+	uint64_t faults = 0, m2, merges;
+	struct ucall uc = { 0 };
+	bool ok;
+
+	if (!merge_offered("with shmem.convert_merge=0 a split block made uniform again stays split and maps 4K"))
+		return;
+	ok = merge_switch(false) &&
+	     check(!guest_call3(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc), "guest fill");
+	merges = proc_vmstat("thp_convert_merge");
+	ok &= split_block(rg, k, true);
+	/* uniform shared again: nothing merges it */
+	ok &= convert(rg, k, 1, TO_SHARED) && record(rg, k, 1, false);
+	ok &= check(!is_huge(rg), "the block is huge again with the merge off");
+	m2 = vmstat_val("pages_2m");
+	ok &= read_all(rg, P_GUEST, &faults, "merge off");
+	ok &= check(vmstat_val("pages_2m") == m2 && faults > 1,
+		    "merge off: %llu faults, %llu new 2M mappings (want 4K mappings)",
+		    (unsigned long long)faults,
+		    (unsigned long long)(vmstat_val("pages_2m") - m2));
+	ok &= check(proc_vmstat("thp_convert_merge") == merges,
+		    "thp_convert_merge moved with the switch off");
+	tap_result(ok, "with shmem.convert_merge=0 a split block made uniform again stays split: %llu guest faults to read it, no 2M mapping",
+		   (unsigned long long)faults);
+}
+
+static void test_merge_shared(struct region *rg)
+{
+	const unsigned int k = 200;
+	uint64_t faults = 0, m2, merges, pfn;
+	struct ucall uc = { 0 };
+	unsigned int p;
+	bool ok, huge;
+
+	if (!merge_offered("a split block made all shared again is one huge folio, mapped 2M after one fault"))
+		return;
+	ok = merge_switch(true) &&
+	     check(!guest_call3(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc), "guest fill");
+	ok &= split_block(rg, k, true);
+	merges = proc_vmstat("thp_convert_merge");
+	ok &= convert(rg, k, 1, TO_SHARED) && record(rg, k, 1, false);
+	huge = is_huge(rg);
+	ok &= check(huge, "the block made all shared again is not one huge folio");
+	ok &= check(proc_vmstat("thp_convert_merge") == merges + 1,
+		    "thp_convert_merge %llu -> %llu (want +1)",
+		    (unsigned long long)merges,
+		    (unsigned long long)proc_vmstat("thp_convert_merge"));
+	/* the copy kept every page's data, the host sees it */
+	for (p = 0; ok && p < NPAGES; p++)
+		ok &= host_word(rg, p, P_GUEST + p, "a page of the merged shared block");
+	m2 = vmstat_val("pages_2m");
+	ok &= read_all(rg, P_GUEST, &faults, "merged shared");
+	ok &= check(faults == 1 && vmstat_val("pages_2m") == m2 + 1,
+		    "merged shared: %llu guest faults, %llu new 2M mappings (want 1, 1)",
+		    (unsigned long long)faults,
+		    (unsigned long long)(vmstat_val("pages_2m") - m2));
+	/* compaction does not move the merged folio */
+	pfn = block_pfn(rg);
+	ok &= check(write_file("/proc/sys/vm/compact_memory", "1"), "compact_memory");
+	ok &= check(block_pfn(rg) == pfn, "compaction moved the merged folio: pfn %#llx -> %#llx",
+		    (unsigned long long)pfn, (unsigned long long)block_pfn(rg));
+	tap_result(ok, "a split block made all shared again is one huge folio (thp_convert_merge +1), its data kept, mapped 2M after %llu fault(s), not moved by compaction",
+		   (unsigned long long)faults);
+}
+
+/* where move_pages() would move page 0 of the block (another node), or -1 */
+static int other_node(struct region *rg)
+{
+	void *page = rg->hva;
+	int where = -1;
+
+	(void)*(volatile uint64_t *)rg->hva;	/* mapped, or no status */
+	if (syscall(__NR_move_pages, 0, 1, &page, NULL, &where, 0) < 0 || where < 0)
+		return -1;
+	return where == 0 ? 1 : 0;
+}
+
+static void test_merge_private(struct region *rg)
+{
+	const unsigned int k = 0;
+	uint64_t faults = 0, m2, merges, pfn = 0;
+	int node, status = 99;
+	void *page = rg->hva;
+	struct ucall uc = { 0 };
+	const char *moved = "one NUMA node: move_pages() not tried";
+	unsigned int p;
+	bool ok;
+
+	if (!merge_offered("a split block made all private again is one huge folio, mapped 2M after one fault, out of the host's reach"))
+		return;
+	ok = merge_switch(true) &&
+	     check(!guest_call3(guest_fill_pages, rg->gpa, NPAGES, P_GUEST, &uc), "guest fill");
+	ok &= split_block(rg, k, false);
+	merges = proc_vmstat("thp_convert_merge");
+	ok &= convert(rg, k, 1, TO_PRIVATE) && record(rg, k, 1, true);
+	ok &= check(proc_vmstat("thp_convert_merge") == merges + 1,
+		    "thp_convert_merge %llu -> %llu (want +1)",
+		    (unsigned long long)merges,
+		    (unsigned long long)proc_vmstat("thp_convert_merge"));
+	/* the merged private folio: out of the host's reach, every page */
+	for (p = 0; ok && p < NPAGES; p++)
+		ok &= host_bus(rg->hva, p, "a page of the merged private block");
+	m2 = vmstat_val("pages_2m");
+	ok &= read_all(rg, P_GUEST, &faults, "merged private");
+	ok &= check(faults == 1 && vmstat_val("pages_2m") == m2 + 1,
+		    "merged private: %llu guest faults, %llu new 2M mappings (want 1, 1)",
+		    (unsigned long long)faults,
+		    (unsigned long long)(vmstat_val("pages_2m") - m2));
+	/*
+	 * While private and mapped by KVM, compaction and move_pages() must
+	 * leave it: its pfn, seen once the whole folio is shared (a whole
+	 * folio converts without a split), is the same before and after.
+	 */
+	ok &= convert(rg, 0, NPAGES, TO_SHARED) && record(rg, 0, NPAGES, false);
+	ok &= check(is_huge(rg), "the merged block converted whole to shared is not huge");
+	pfn = block_pfn(rg);
+	ok &= convert(rg, 0, NPAGES, TO_PRIVATE) && record(rg, 0, NPAGES, true);
+	ok &= read_all(rg, P_GUEST, &faults, "merged private, mapped again");
+	ok &= check(write_file("/proc/sys/vm/compact_memory", "1"), "compact_memory");
+	ok &= convert(rg, 0, NPAGES, TO_SHARED) && record(rg, 0, NPAGES, false);
+	node = other_node(rg);
+	if (ok && node >= 0) {
+		/* shared now: the host may ask, the kernel must refuse */
+		if (syscall(__NR_move_pages, 0, 1, &page, &node, &status, 0) < 0 &&
+		    (errno == EINVAL || errno == ENODEV))
+			node = -1;
+		else
+			moved = "move_pages() refused";
+	}
+	ok &= check(block_pfn(rg) == pfn, "the merged folio moved: pfn %#llx -> %#llx",
+		    (unsigned long long)pfn, (unsigned long long)block_pfn(rg));
+	ok &= check(node < 0 || status != node, "move_pages() moved the merged folio to node %d", status);
+	for (p = 0; ok && p < NPAGES; p++)
+		ok &= host_word(rg, p, P_GUEST + p, "a page of the merged block after compaction");
+	tap_result(ok, "a split block made all private again is one huge folio (thp_convert_merge +1), SIGBUS to the host on all 512 pages, mapped 2M after one fault, its data kept; compaction does not move it (%s)",
+		   moved);
+}
+
+static void test_merge_pin(struct region *rg)
+{
+	const unsigned int k = 100, a = 5;
+	struct iovec iov = { rg->hva + a * PAGE, PAGE };
+	uint64_t merges, busy;
+	int pipefd[2] = { -1, -1 };
+	bool ok, pinned;
+
+	if (!merge_offered("a pin on one page fails the merge at once, the conversion succeeds"))
+		return;
+	ok = merge_switch(true) && split_block(rg, k, true) &&
+	     host_fills(rg->hva, a, P_HOST, "page a");
+	pinned = check(!pipe(pipefd) && vmsplice(pipefd[1], &iov, 1, 0) == PAGE,
+		       "vmsplice pin of page %u: %s", a, strerror(errno));
+	ok &= pinned;
+	merges = proc_vmstat("thp_convert_merge");
+	busy = proc_vmstat("thp_convert_merge_busy");
+	/* uniform shared again, one page pinned: no merge, no wait */
+	ok &= convert(rg, k, 1, TO_SHARED) && record(rg, k, 1, false);
+	ok &= check(!is_huge(rg), "the block merged with page %u pinned", a);
+	ok &= check(proc_vmstat("thp_convert_merge_busy") == busy + 1 &&
+		    proc_vmstat("thp_convert_merge") == merges,
+		    "with a pin: thp_convert_merge_busy +%llu, thp_convert_merge +%llu (want 1, 0)",
+		    (unsigned long long)(proc_vmstat("thp_convert_merge_busy") - busy),
+		    (unsigned long long)(proc_vmstat("thp_convert_merge") - merges));
+	ok &= host_sees(rg->hva, a, P_HOST, "the pinned page after the refused merge");
+	if (pipefd[0] >= 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+	}
+	/* unpinned: the next conversion touching the block merges it */
+	ok &= convert(rg, k, 1, TO_SHARED);
+	ok &= check(is_huge(rg), "the block did not merge once unpinned");
+	ok &= host_sees(rg->hva, a, P_HOST, "page a in the merged block");
+	ok &= check(proc_vmstat("thp_convert_merge") == merges + 1,
+		    "unpinned: thp_convert_merge +%llu (want 1)",
+		    (unsigned long long)(proc_vmstat("thp_convert_merge") - merges));
+	tap_result(ok, "a pin on one page fails the merge at once (thp_convert_merge_busy +1, the conversion succeeds, the block stays split); unpinned, the next conversion merges it");
+}
+
 /* a conversion that leaves the folio uniform keeps it huge */
 static void test_uniform(struct region *rg)
 {
@@ -281,6 +570,7 @@ static void test_uniform(struct region *rg)
 int main(void)
 {
 	struct region whole, partial, pin, uniform;
+	struct region m_off, m_shared, m_private, m_pin;
 	uint64_t scratch;
 	int r;
 
@@ -300,6 +590,14 @@ int main(void)
 		r = region_add(&pin, 3, 0x40400000ULL);
 	if (!r)
 		r = region_add(&uniform, 4, 0x40600000ULL);
+	if (!r)
+		r = region_add(&m_off, 5, 0x40800000ULL);
+	if (!r)
+		r = region_add(&m_shared, 6, 0x40a00000ULL);
+	if (!r)
+		r = region_add(&m_private, 7, 0x40c00000ULL);
+	if (!r)
+		r = region_add(&m_pin, 8, 0x40e00000ULL);
 	if (!r) {
 		vcpu_set_timeout(vcpu, 20000);
 		guest_checks_init(vcpu);
@@ -308,7 +606,7 @@ int main(void)
 		if (!scratch || !guest_writes(scratch, 1, "warm-up"))
 			r = -EIO;
 	}
-	tap_result(!r, "VM with four 2M in-place slots on fallocated memfds (%s)",
+	tap_result(!r, "VM with eight 2M in-place slots on fallocated memfds (%s)",
 		   r ? strerror(-r) : "ok");
 	if (r)
 		return tap_finish(true);
@@ -317,6 +615,18 @@ int main(void)
 	test_partial(&partial);
 	test_pin(&pin);
 	test_uniform(&uniform);
+	if (is_huge_fd(&m_off)) {
+		test_merge_off(&m_off);
+		test_merge_shared(&m_shared);
+		test_merge_private(&m_private);
+		test_merge_pin(&m_pin);
+		/* the boot's default again */
+		if (!access(MERGE_PARAM, W_OK))
+			merge_switch(false);
+	} else {
+		tap_skip("the fd has no huge folio (shmem THP off?)",
+			 "the merge back of a split 2M block (four cases)");
+	}
 
 	kvm_stats_close(&vstats);
 	kvm_vm_free(vm);
