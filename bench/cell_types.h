@@ -87,6 +87,12 @@ struct churn_params {
 	 */
 	bool io;
 	/*
+	 * --churn-merge: the in-place variant's merge back on (the kernel's
+	 * shmem.convert_merge, set for the cell and restored after); off,
+	 * the cell sets it off where the kernel has it
+	 */
+	bool merge;
+	/*
 	 * --inject=io-guest@K, io-host@K: request K's data made wrong;
 	 * CHURN_IO_NO_BAD: none
 	 */
@@ -95,6 +101,17 @@ struct churn_params {
 	uint64_t size[CHURN_CLASSES];
 	uint32_t weight[CHURN_CLASSES];
 };
+
+/* the in-place variant's merge-back switch (kernel/patches 0048) */
+#define CHURN_MERGE_SWITCH	"/sys/module/shmem/parameters/convert_merge"
+
+/* a churn cell's mode as its results name it: inplace+merge with the merge */
+static inline const char *churn_mode_name(const struct churn_params *cp,
+					  enum conv_mode m)
+{
+	return cp && cp->merge && m == MODE_INPLACE ? "inplace+merge" :
+	       conv_mode_name(m);
+}
 
 /* the largest size class (io: the buffer's and the pool's size) */
 static inline uint64_t churn_largest(const struct churn_params *cp)

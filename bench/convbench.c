@@ -237,6 +237,12 @@ static int run_churn(const struct env *env, struct report *rep)
 		per[k].weight[0] = 1;
 		per[k].ops = 1 + 2 * (cp->range / cp->size[k]);
 	}
+	if (cp->merge && access(CHURN_MERGE_SWITCH, W_OK)) {
+		snprintf(sz, sizeof(sz), "%s", strerror(errno));
+		fprintf(stderr, "convbench: --churn-merge: this kernel has no merge back (%s: %s; kernel/patches 0048)\n",
+			CHURN_MERGE_SWITCH, sz);
+		return 4;
+	}
 	res = calloc(env->rounds * nm * ncls + 1, sizeof(*res));
 	if (!res)
 		return 1;
@@ -258,13 +264,13 @@ static int run_churn(const struct env *env, struct report *rep)
 			};
 
 			fprintf(stderr, "convbench: %s: round %u, %s%s%s\n",
-				workload, p.round, conv_mode_name(p.mode),
+				workload, p.round, churn_mode_name(cp, p.mode),
 				cp->accept ? ", chunks of " : "",
 				cp->accept ? size_str(p.churn->size[0], sz, sizeof(sz)) : "");
 			r = cell_run(&p, &res[n]);
 			if (r) {
 				fprintf(stderr, "convbench: %s: round %u, %s: %s\n",
-					workload, p.round, conv_mode_name(p.mode),
+					workload, p.round, churn_mode_name(cp, p.mode),
 					res[n].error[0] ? res[n].error : strerror(-r));
 				failed++;
 			}

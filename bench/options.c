@@ -323,6 +323,13 @@ static int opt_churn_uint(const struct opt *o, const char *arg,
 	return opt_uint(o, arg, c);
 }
 
+static int opt_churn_flag(const struct opt *o, const char *arg,
+			  struct opt_ctx *c)
+{
+	c->have_churn = true;
+	return opt_flag(o, arg, c);
+}
+
 static int opt_iter_at(const struct opt *o, const char *arg,
 		       struct opt_ctx *c)
 {
@@ -622,6 +629,8 @@ static const struct opt opts[] = {
 	{ OPT("churn-interval", REQ, opt_churn_uint), FIELD(churn_p.interval),
 	  .min = 1, .max = 1000000,
 	  .expected = "a whole number from 1 to 1000000" },
+	{ OPT("churn-merge", no_argument, opt_churn_flag), FIELD(churn_p.merge),
+	  .min = true },
 	{ OPT("churn-mix", REQ, opt_churn_mix),
 	  .expected = "SIZE:WEIGHT pairs, sizes multiples of 4K up to 1G, each once, weights 1 to 1000, at most 8, e.g. 4K:35,16K:25,64K:30,2M:10" },
 	{ OPT("verbose", no_argument, opt_flag), .short_name = 'v',
@@ -805,6 +814,12 @@ static int check_churn(const struct opt_ctx *c)
 		 (io_inject(env->inject.kind) && !env->churn_p.io))
 		what = env->churn_p.io ? "--design, --merge or an --inject but io-guest@K and io-host@K" :
 		       "--design, --merge or --inject";
+	else if (env->churn_p.merge && (env->churn_p.io || env->churn_p.accept))
+		what = "--churn-merge (it goes with churn and split)";
+	else if (env->churn_p.merge &&
+		 (!env->modes[MODE_INPLACE] || env->modes[MODE_DESTRUCTIVE] ||
+		  env->modes[MODE_GMEM]))
+		what = "--churn-merge with a --mode but inplace (the merge back is the in-place variant's)";
 	else if (env->churn_p.io && 2 * churn_largest(&env->churn_p) > env->churn_p.range)
 		what = "a --churn-range below twice the largest --churn-mix size (the buffer and the bounce pool)";
 	if (what) {

@@ -75,6 +75,29 @@ static int thp_set(const char *mode, char *old, size_t len)
 }
 
 /*
+ * The in-place variant's merge back (kernel/patches 0048): "1" or "0"
+ * into shmem.convert_merge, its value before in *old ('?': none).
+ * -ENOENT: the kernel has no such switch.
+ */
+static int merge_set(char val, char *old)
+{
+	char buf[8] = "";
+	FILE *f = fopen(CHURN_MERGE_SWITCH, "r");
+
+	*old = '?';
+	if (!f)
+		return -errno;
+	if (fgets(buf, sizeof(buf), f))
+		*old = buf[0] == 'Y' || buf[0] == '1' ? '1' : '0';
+	fclose(f);
+	f = fopen(CHURN_MERGE_SWITCH, "w");
+	if (!f)
+		return -errno;
+	fputc(val, f);
+	return fclose(f) ? -errno : 0;
+}
+
+/*
  * Write every page of a fresh array now: the handler's first write to a
  * page would otherwise fault inside a timed exit (and count as the
  * conversion's host fault with --counts).
@@ -430,7 +453,8 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 	unsigned int i, started = 0;
 	struct kvm_stats vm_st = { 0 };
 	uint64_t ipi0 = 0, tlb0 = 0;
-	bool thp_changed, have_vm;
+	bool thp_changed, merge_changed = false, have_vm;
+	char old_merge = '0';
 	int r, khz;
 
 	memset(res, 0, sizeof(*res));
@@ -452,6 +476,21 @@ int cell_run(const struct cell_params *p, struct cell_result *res)
 		    sizeof(old_thp));
 	thp_changed = !r;
 	thp_set(NULL, res->thp, sizeof(res->thp));
+	/*
+	 * churn in place: the merge back as asked, off unless --churn-merge
+	 * (where the kernel has the switch; asked for, it must)
+	 */
+	if (p->churn && p->mode == MODE_INPLACE) {
+		r = merge_set(p->churn->merge ? '1' : '0', &old_merge);
+		if (r && p->churn->merge) {
+			snprintf(res->error, sizeof(res->error),
+				 "--churn-merge: %s: %s (the kernel has no merge back, kernel/patches 0048)",
+				 CHURN_MERGE_SWITCH, strerror(-r));
+			r = -ENOTSUP;
+			goto out;
+		}
+		merge_changed = !r;
+	}
 
 	r = cell_setup(c, res);
 	if (r)
@@ -510,6 +549,8 @@ out:
 	free(c);
 	if (thp_changed)
 		thp_set(old_thp, NULL, 0);
+	if (merge_changed)
+		merge_set(old_merge, &old_merge);
 	return r;
 }
 

@@ -170,7 +170,8 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	static const char *const mem[] = { "ShmemHugePages", "AnonHugePages" };
 	static const char *const ev[] = {
 		"thp_split_page", "thp_split_pmd", "thp_file_alloc",
-		"thp_fault_alloc", "thp_collapse_alloc",
+		"thp_fault_alloc", "thp_collapse_alloc", "thp_convert_merge",
+		"thp_convert_merge_busy",
 	};
 	struct churn_result *r = w->cell->hook_arg;
 	struct churn_mark m = { .op = args[1], .vcpu = w->vcpu->id,
@@ -178,7 +179,7 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 	struct kvm_stats *vs = &r->vcpu_stats[w->vcpu->id];
 	bool together = args[0] == GUEST_SYNC_CHURN_MARK && m.idx == 1 &&
 			!r->p.events && !r->p.accept && w->cell->p->vcpus > 1;
-	uint64_t mv[2], evv[5], t = now_ns();
+	uint64_t mv[2], evv[7], t = now_ns();
 	int ret = 1;
 
 	if (together && churn_start_together(w, r, 1))
@@ -211,13 +212,15 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 		return -1;
 	}
 	read_keys("/proc/meminfo", mem, mv, 2);
-	read_keys("/proc/vmstat", ev, evv, 5);
+	read_keys("/proc/vmstat", ev, evv, 7);
 	m.shmem_huge_kb = mv[0];
 	m.anon_huge_kb = mv[1];
 	m.thp_split = evv[0];
 	m.thp_split_pmd = evv[1];
 	m.thp_alloc = evv[2] + evv[3];
 	m.thp_collapse = evv[4];
+	m.thp_merge = evv[5];
+	m.thp_merge_busy = evv[6];
 	if (!kvm_stats_read(vs)) {
 		m.exits = kvm_stats_value(vs, "exits") - kvm_stats_value(vs, "irq_exits");
 		m.pf_taken = kvm_stats_value(vs, "pf_taken");

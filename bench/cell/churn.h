@@ -39,6 +39,8 @@ struct churn_mark {
 	uint64_t thp_split_pmd;	/* thp_split_pmd */
 	uint64_t thp_alloc;	/* thp_file_alloc + thp_fault_alloc */
 	uint64_t thp_collapse;	/* thp_collapse_alloc */
+	/* the in-place merge back: thp_convert_merge, _busy (0 without) */
+	uint64_t thp_merge, thp_merge_busy;
 	/* KVM: the marking vCPU's exits (but interrupts'), NPT faults */
 	uint64_t exits, pf_taken, pf_fixed;
 	/* the vCPU's exits to userspace so far, this one included */

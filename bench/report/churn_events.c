@@ -29,6 +29,7 @@ struct event_row {
 	double ns;
 	uint64_t host_exits;
 	double exits, npt_faults, npt_fixed, d2m, d4k, splits, flushes;
+	double merges;	/* the in-place merge back (thp_convert_merge) */
 };
 
 /* the marks of vCPU 0 by their number (--workload=split runs one) */
@@ -53,6 +54,7 @@ static void row_work(struct event_row *e, const struct churn_mark *a,
 	e->d4k = (double)b->pages_4k - a->pages_4k;
 	e->splits = (double)b->thp_split - a->thp_split;
 	e->flushes = (double)b->tlb_flush - a->tlb_flush;
+	e->merges = (double)b->thp_merge - a->thp_merge;
 }
 
 /*
@@ -120,11 +122,11 @@ static int write_events_csv(FILE *f, void *arg)
 	csvw_init(&w, f);
 	fputs("mode,round,event,kind,offset,whole_before,total_ns,exits,"
 	      "npt_faults,npt_fixed,pages_2m_delta,pages_4k_delta,thp_splits,"
-	      "tlb_flush_requests\n", f);
+	      "tlb_flush_requests,thp_merges\n", f);
 	for (i = 0; i < a->n; i++) {
 		const struct event_row *r = &a->rows[i];
 
-		csvw_str(&w, conv_mode_name(r->res->p.mode));
+		csvw_str(&w, churn_mode_name(&r->res->churn->p, r->res->p.mode));
 		csvw_u64(&w, r->res->p.round);
 		csvw_u64(&w, r->event);
 		csvw_str(&w, ev_name[r->kind]);
@@ -138,6 +140,7 @@ static int write_events_csv(FILE *f, void *arg)
 		csvw_double(&w, r->d4k);
 		csvw_double(&w, r->splits);
 		csvw_double(&w, r->flushes);
+		csvw_double(&w, r->merges);
 		csvw_end_row(&w);
 	}
 	return csvw_error(&w) || ferror(f) ? -EIO : 0;
@@ -192,6 +195,7 @@ static void json_events(struct jsonw *w, const struct events_arg *a,
 		{ "pages_4k_delta", offsetof(struct event_row, d4k) },
 		{ "thp_splits", offsetof(struct event_row, splits) },
 		{ "tlb_flush_requests", offsetof(struct event_row, flushes) },
+		{ "thp_merges", offsetof(struct event_row, merges) },
 	};
 	double p50[MAX_ROUNDS];
 	unsigned int m, k, q;
@@ -209,7 +213,7 @@ static void json_events(struct jsonw *w, const struct events_arg *a,
 				continue;
 			n = event_pick(a, m, k, &whole_only);
 			jsonw_obj_open(w);
-			jsonw_kv_str(w, "mode", conv_mode_name(m));
+			jsonw_kv_str(w, "mode", churn_mode_name(&a->rows[0].res->churn->p, m));
 			jsonw_kv_str(w, "kind", ev_name[k]);
 			jsonw_kv_u64(w, "events", all);
 			jsonw_kv_u64(w, "after_whole_2m", n);
@@ -255,13 +259,14 @@ static void print_events(FILE *f, const struct events_arg *a, double *tmp)
 			event_pick(a, m, k, &whole_only);
 			med = event_median(a, m, k, whole_only,
 					   offsetof(struct event_row, ns), tmp);
-			fprintf(f, "%-11s %-7s p50 %8.1f us%s; per event: NPT faults %.0f, 2M entries %+.0f, 4K entries %+.0f, THP splits %.0f, flush requests %.0f\n",
-				conv_mode_name(m), ev_name[k], med / 1000,
+			fprintf(f, "%-13s %-7s p50 %8.1f us%s; per event: NPT faults %.0f, 2M entries %+.0f, 4K entries %+.0f, THP splits %.0f, merges %.0f, flush requests %.0f\n",
+				churn_mode_name(&a->rows[0].res->churn->p, m), ev_name[k], med / 1000,
 				whole_only ? "" : " (no whole 2M before)",
 				event_median(a, m, k, whole_only, offsetof(struct event_row, npt_faults), tmp),
 				event_median(a, m, k, whole_only, offsetof(struct event_row, d2m), tmp),
 				event_median(a, m, k, whole_only, offsetof(struct event_row, d4k), tmp),
 				event_median(a, m, k, whole_only, offsetof(struct event_row, splits), tmp),
+				event_median(a, m, k, whole_only, offsetof(struct event_row, merges), tmp),
 				event_median(a, m, k, whole_only, offsetof(struct event_row, flushes), tmp));
 		}
 }

@@ -30,6 +30,7 @@ struct churn_cell {
 	double cov_start, cov_steady, cov_end;
 	double huge_start, huge_end;	/* shmem 2M folios in the kernel */
 	double per1000_split, per1000_alloc, per1000_collapse, per1000_flush;
+	double per1000_merge, per1000_merge_busy;	/* the merge back */
 	struct class_stat start_cls[CHURN_CLASSES], steady_cls[CHURN_CLASSES];
 };
 

@@ -100,6 +100,9 @@ static int digest(struct churn_cell *c, const struct cell_result *res,
 	c->per1000_collapse = 1000.0 * (c->end->thp_collapse -
 					c->start->thp_collapse) / nops;
 	c->per1000_flush = 1000.0 * (c->end->tlb_flush - c->start->tlb_flush) / nops;
+	c->per1000_merge = 1000.0 * (c->end->thp_merge - c->start->thp_merge) / nops;
+	c->per1000_merge_busy = 1000.0 * (c->end->thp_merge_busy -
+					  c->start->thp_merge_busy) / nops;
 	for (k = 0; k < cr->p.nclasses; k++) {
 		class_stat(c, k, ~0u, 0, cr->p.interval, tmp, &c->start_cls[k]);
 		class_stat(c, k, ~0u, cr->p.ops / 2, UINT64_MAX, tmp,
@@ -121,7 +124,7 @@ static int write_series(FILE *f, void *arg)
 	csvw_init(&w, f);
 	fputs("mode,round,vcpu,mark,op,t_s,coverage_2m,pages_2m,pages_4k,"
 	      "shmem_huge_folios,anon_huge_folios,thp_split,thp_split_pmd,"
-	      "thp_alloc,thp_collapse,tlb_flush", f);
+	      "thp_alloc,thp_collapse,tlb_flush,thp_merge,thp_merge_busy", f);
 	/* the classes of the first cell: every cell of a run has the same mix */
 	for (k = 0; a->n && k < a->cells[0].cr->p.nclasses; k++) {
 		size_str(a->cells[0].cr->p.size[k], sz, sizeof(sz));
@@ -143,7 +146,7 @@ static int write_series(FILE *f, void *arg)
 					prev = cr->marks[q].op;
 					break;
 				}
-			csvw_str(&w, conv_mode_name(c->res->p.mode));
+			csvw_str(&w, churn_mode_name(&cr->p, c->res->p.mode));
 			csvw_u64(&w, c->res->p.round);
 			csvw_u64(&w, m->vcpu);
 			csvw_u64(&w, m->idx);
@@ -159,6 +162,8 @@ static int write_series(FILE *f, void *arg)
 			csvw_u64(&w, m->thp_alloc - b->thp_alloc);
 			csvw_u64(&w, m->thp_collapse - b->thp_collapse);
 			csvw_u64(&w, m->tlb_flush - b->tlb_flush);
+			csvw_u64(&w, m->thp_merge - b->thp_merge);
+			csvw_u64(&w, m->thp_merge_busy - b->thp_merge_busy);
 			for (k = 0; k < cr->p.nclasses; k++) {
 				struct class_stat s;
 
@@ -191,7 +196,7 @@ int churn_write_ops(FILE *f, void *arg)
 		for (j = 0; j < cr->nops; j++) {
 			const struct churn_sample *s = &cr->ops[j];
 
-			csvw_str(&w, conv_mode_name(c->res->p.mode));
+			csvw_str(&w, churn_mode_name(&cr->p, c->res->p.mode));
 			csvw_u64(&w, c->res->p.round);
 			csvw_u64(&w, cr->ops_vcpu[j]);
 			csvw_u64(&w, s->op);
@@ -317,7 +322,7 @@ static void json_mode(struct jsonw *w, const struct json_arg *a,
 	if (!cp)
 		return;
 	jsonw_obj_open(w);
-	jsonw_kv_str(w, "mode", conv_mode_name(m));
+	jsonw_kv_str(w, "mode", churn_mode_name(cp, m));
 	json_mode_value(w, a, m, "coverage_2m_start",
 			offsetof(struct churn_cell, cov_start));
 	json_mode_value(w, a, m, "coverage_2m_steady",
@@ -328,6 +333,10 @@ static void json_mode(struct jsonw *w, const struct json_arg *a,
 			offsetof(struct churn_cell, per1000_alloc));
 	json_mode_value(w, a, m, "tlb_flushes_per_1000",
 			offsetof(struct churn_cell, per1000_flush));
+	json_mode_value(w, a, m, "thp_merges_per_1000",
+			offsetof(struct churn_cell, per1000_merge));
+	json_mode_value(w, a, m, "thp_merges_busy_per_1000",
+			offsetof(struct churn_cell, per1000_merge_busy));
 	jsonw_key(w, "p50");
 	jsonw_arr_open(w);
 	for (k = 0; k < cp->nclasses; k++) {
@@ -383,7 +392,7 @@ static int write_json(FILE *f, void *arg)
 		const struct churn_cell *c = &a->cells[i];
 
 		jsonw_obj_open(&w);
-		jsonw_kv_str(&w, "mode", conv_mode_name(c->res->p.mode));
+		jsonw_kv_str(&w, "mode", churn_mode_name(&c->cr->p, c->res->p.mode));
 		jsonw_kv_u64(&w, "round", c->res->p.round);
 		jsonw_kv_str(&w, "shmem_thp", c->res->thp);
 		jsonw_kv_u64(&w, "ops", c->cr->nops);
@@ -398,6 +407,8 @@ static int write_json(FILE *f, void *arg)
 		jsonw_kv_double(&w, "thp_allocs_per_1000", c->per1000_alloc);
 		jsonw_kv_double(&w, "thp_collapses_per_1000", c->per1000_collapse);
 		jsonw_kv_double(&w, "tlb_flushes_per_1000", c->per1000_flush);
+		jsonw_kv_double(&w, "thp_merges_per_1000", c->per1000_merge);
+		jsonw_kv_double(&w, "thp_merges_busy_per_1000", c->per1000_merge_busy);
 		jsonw_key(&w, "classes");
 		jsonw_arr_open(&w);
 		for (k = 0; k < c->cr->p.nclasses; k++) {
@@ -435,11 +446,12 @@ static void print_text(FILE *f, const struct churn_cell *cells, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct churn_cell *c = &cells[i];
 
-		fprintf(f, "%-11s round %u: 2M %5.1f%% -> %5.1f%% -> %5.1f%%, "
-			"splits %.1f, allocs %.1f, TLB flushes %.0f\n",
-			conv_mode_name(c->res->p.mode), c->res->p.round,
+		fprintf(f, "%-13s round %u: 2M %5.1f%% -> %5.1f%% -> %5.1f%%, "
+			"splits %.1f, merges %.1f (busy %.1f), allocs %.1f, TLB flushes %.0f\n",
+			churn_mode_name(&c->cr->p, c->res->p.mode), c->res->p.round,
 			100 * c->cov_start, 100 * c->cov_steady,
-			100 * c->cov_end, c->per1000_split, c->per1000_alloc,
+			100 * c->cov_end, c->per1000_split, c->per1000_merge,
+			c->per1000_merge_busy, c->per1000_alloc,
 			c->per1000_flush);
 		for (k = 0; k < c->cr->p.nclasses; k++)
 			fprintf(f, "    %-4s p50 %9.1f -> %9.1f us (n %zu -> %zu)\n",

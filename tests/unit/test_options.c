@@ -355,6 +355,23 @@ static void test_churn(void)
 		   env.churn_p.ops == 10,
 		   "--workload=split keeps --churn-range and --churn-ops given before it");
 	refused_with("--workload=split", "--size=4K", "--workload=split");
+	r = parse(&env, err, sizeof(err), "--workload=churn", "--mode=inplace",
+		  "--churn-merge", NULL);
+	tap_result(!r && env.churn_p.merge, "--churn-merge goes with churn in place");
+	r = parse(&env, err, sizeof(err), "--workload=split", "--mode=inplace",
+		  "--churn-merge", NULL);
+	tap_result(!r && env.churn_p.merge && env.churn_p.events,
+		   "--churn-merge goes with split in place");
+	refused_with("--workload=churn", "--churn-merge", "--churn-merge");
+	r = parse(&env, err, sizeof(err), "--workload=churn", "--mode=destructive",
+		  "--churn-merge", NULL);
+	tap_result(r == 2 && strstr(err, "--churn-merge"),
+		   "--churn-merge with --mode=destructive is refused (%d: %.60s)", r, err);
+	r = parse(&env, err, sizeof(err), "--workload=io", "--mode=inplace",
+		  "--churn-merge", NULL);
+	tap_result(r == 2 && strstr(err, "--churn-merge"),
+		   "--churn-merge with --workload=io is refused (%d: %.60s)", r, err);
+	refused("--churn-merge", "--workload=churn, split, accept or io");
 	r = parse(&env, err, sizeof(err), "--workload=churn",
 		  "--churn-range=2M", "--churn-mix=4K:1,2M:1", NULL);
 	tap_result(!r, "a 2M range takes a 2M class");

@@ -148,16 +148,50 @@ for m in destructive inplace; do
 		END { exit !(n == 20 && good >= n * 0.9) }' "$ev"
 	tap_ok $? "$m: after a split the rest of the 2M faults in 4K: 511 entries, 511 faults"
 done
-# in place, the range made uniform again stays 4K: no merge back, no
-# 2M entry comes back, nothing split
+# in place with the merge back off (the default), the range made uniform
+# again stays 4K: no 2M entry comes back, nothing split
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	$1 == "inplace" && $4 == "uniform" { n++
 		if ($col["pages_2m_delta"] == 0 && $col["thp_splits"] == 0) good++ }
 	END { exit !(n == 20 && good == n) }' "$ev"
-tap_ok $? "inplace: the uniform event maps no 2M entry again and splits nothing (no merge back)"
+tap_ok $? "inplace: the uniform event maps no 2M entry again and splits nothing (merge back off)"
 grep -q '"kind": "split"' "$work/ev/churn.json" &&
 	grep -q '"work_median"' "$work/ev/churn.json"
 tap_ok $? "churn.json has the events, their p50 and median work"
+
+# --- the merge back (--churn-merge, kernel/patches 0048): in place, each
+# uniform event copies the range back into one huge folio, and the
+# piece's next access maps all of it with one 2M entry
+"$CB" --workload=split --mode=inplace --churn-merge --rounds=1 --churn-ops=40 \
+	--stall-timeout=30 --out="$work/evm" >"$work/evm.txt" 2>&1
+rc=$?
+if [ $rc = 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ]; then
+	tap_skip "$(tail -n 1 "$work/evm.txt")" "--churn-merge: the merge back, as events and under churn"
+else
+	tap_ok $rc "--workload=split --churn-merge exits 0 (got $rc)"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == "inplace+merge" && $4 == "uniform" { n++
+			if ($col["whole_before"] == 1 && $col["thp_merges"] == 1 &&
+			    $col["pages_2m_delta"] == 1 && $col["npt_faults"] == 1) good++ }
+		END { exit !(n == 20 && good >= n * 0.9) }' "$work/evm/events.csv"
+	tap_ok $? "inplace+merge: the uniform event merges the range (1 merge) and one fault maps it 2M again"
+	# under churn: the same sequence as run a, merges counted, and the
+	# 2M coverage at the end above the variant's without the merge
+	"$CB" --workload=churn --mode=inplace --churn-merge --rounds=1 \
+		--churn-range=$RANGE --churn-ops=$OPS --churn-interval=$EVERY \
+		--stall-timeout=30 --seed=7 --out="$work/cm" >"$work/cm.txt" 2>&1
+	tap_ok $? "--workload=churn --churn-merge exits 0"
+	awk -F, '$1 == "inplace" { print $4, $5, $6, $7 }' "$work/a/churn-ops.csv" >"$work/seq-a"
+	awk -F, '$1 == "inplace+merge" { print $4, $5, $6, $7 }' "$work/cm/churn-ops.csv" >"$work/seq-m"
+	[ -s "$work/seq-m" ] && cmp -s "$work/seq-a" "$work/seq-m"
+	tap_ok $? "the merge run replays run a's in-place sequence"
+	end_a=$(awk -F, '$1 == "inplace" { c = $7 } END { print c + 0 }' "$work/a/churn.csv")
+	last=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == "inplace+merge" { c = $col["coverage_2m"]; m = $col["thp_merge"] }
+		END { print m + 0, c + 0 }' "$work/cm/churn.csv")
+	echo "$last" | awk -v a="$end_a" '{ exit !($1 > 0 && $2 > a) }'
+	tap_ok $? "inplace+merge: merges counted and 2M coverage at the end above the variant's without (merges, coverage: $last; without: $end_a)"
+fi
 
 # --- a boot's conversion storm (--workload=accept): 8M in chunks of 4K,
 # 2M and 4M, made private chunk by chunk and shared again
