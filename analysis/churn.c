@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The report's churn sections: make bench's churn boots (RUN/churn/ and,
- * for the 6.12 kernel, RUN/gmem/churn/), as churn.json has them
+ * for the 6.12 kernel, RUN/gmem/churn/; RUN/churn-merge/: in place with
+ * the merge back on), as churn.json has them
  * (bench/report/churn_report.c): per mode the 2M coverage at the start
  * and in steady state, THP events per 1000 conversions, and each size
  * class's p50 at the start and in steady state, with 95% intervals over
  * rounds (a fresh VM each); and their split events (RUN/split/,
- * RUN/gmem/split/): p50 and work per event.
+ * RUN/gmem/split/, RUN/split-merge/): p50 and work per event.
  */
 #include <math.h>
 #include <stdio.h>
@@ -73,19 +74,21 @@ static void print_one(FILE *f, const struct jv *ch, bool head)
 			 jv_num(jv_get(ch, "ops"), 0), jv_num(jv_get(ch, "seed"), 0),
 			 jv_num(jv_get(ch, "interval"), 0));
 		text_wrap(f, "  ", "  ", line);
-		text_line(f, "  %-11s %8s  %-21s %6s %6s %6s", "mode", "2M start",
-			  "2M steady (95% CI)", "splits", "allocs", "flush");
-		text_line(f, "  %44s %20s", "", "per 1000 conversions");
+		text_line(f, "  %-13s %-27s %s", "", "2M coverage",
+			  "per 1000 conversions");
+		text_line(f, "  %-13s %6s %-20s %5s %5s %5s %5s", "mode", "start",
+			  "steady (95% CI)", "split", "merge", "alloc", "flush");
 	}
 	for (i = 0; i < jv_len(modes); i++) {
 		const struct jv *m = jv_at(modes, i);
 
 		snprintf(a, sizeof(a), "%.1f%%", 100 * jv_num(jv_get(jv_get(m,
 			 "coverage_2m_start"), "mean"), NAN));
-		text_line(f, "  %-11s %7s  %-22s %6.1f %6.1f %6.1f",
+		text_line(f, "  %-13s %6s %-20s %5.1f %5.1f %5.1f %5.1f",
 			  jv_str(jv_get(m, "mode"), "?"), a,
 			  pct_ci(jv_get(m, "coverage_2m_steady"), b, sizeof(b)),
 			  jv_num(jv_get(jv_get(m, "thp_splits_per_1000"), "mean"), NAN),
+			  jv_num(jv_get(jv_get(m, "thp_merges_per_1000"), "mean"), 0),
 			  jv_num(jv_get(jv_get(m, "thp_allocs_per_1000"), "mean"), NAN),
 			  jv_num(jv_get(jv_get(m, "tlb_flushes_per_1000"), "mean"), NAN));
 	}
@@ -103,7 +106,7 @@ static void print_p50(FILE *f, const struct jv *ch)
 		for (k = 0; k < jv_len(p); k++) {
 			const struct jv *x = jv_at(p, k);
 
-			text_line(f, "  %-11s %-4s %-25s %s",
+			text_line(f, "  %-13s %-4s %-25s %s",
 				  k ? "" : jv_str(jv_get(m, "mode"), "?"),
 				  jv_str(jv_get(x, "size"), "?"),
 				  us_ci(jv_get(x, "start_ns"), a, sizeof(a)),
@@ -114,19 +117,29 @@ static void print_p50(FILE *f, const struct jv *ch)
 
 /*
  * WHAT's churn.json of both kernels of a make bench run (RUN/WHAT and
- * RUN/gmem/WHAT; a gmem run alone has its own at RUN/WHAT): x[i] its
- * member KEY, or NULL; how many there are. Free j[] with both_free().
+ * RUN/gmem/WHAT; a gmem run alone has its own at RUN/WHAT), and for churn
+ * and split the in-place merge back's (RUN/WHAT-merge): x[i] its member
+ * KEY, or NULL; how many there are. Free j[] with both_free().
  */
+#define NLOAD	3
+
 static unsigned int both_load(const struct run *r, const char *what,
-			      const char *key, struct jv *j[2],
-			      const struct jv *x[2])
+			      const char *key, struct jv *j[NLOAD],
+			      const struct jv *x[NLOAD])
 {
-	char path[4096], err[256];
+	static const char *const fmt[NLOAD] = {
+		"%.4000s/%s/churn.json", "%.4000s/gmem/%s/churn.json",
+		"%.4000s/%s-merge/churn.json",
+	};
+	char path[4200], err[256];
 	unsigned int i, n = 0;
 
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s%s/churn.json", r->dir,
-			 i ? "gmem/" : "", what);
+	for (i = 0; i < NLOAD; i++) {
+		j[i] = NULL;
+		x[i] = NULL;
+		if (i == 2 && strcmp(what, "churn") && strcmp(what, "split"))
+			continue;
+		snprintf(path, sizeof(path), fmt[i], r->dir, what);
 		j[i] = jsonr_load(path, err, sizeof(err));
 		x[i] = jv_get(j[i], key);
 		n += x[i] != NULL;
@@ -134,27 +147,32 @@ static unsigned int both_load(const struct run *r, const char *what,
 	return n;
 }
 
-static void both_free(struct jv *j[2])
+/* the order they print in: the 6.1 kernel's, its merge back's, gmem's */
+static const unsigned int print_order[NLOAD] = { 0, 2, 1 };
+
+static void both_free(struct jv *j[NLOAD])
 {
-	jsonr_free(j[0]);
-	jsonr_free(j[1]);
+	unsigned int i;
+
+	for (i = 0; i < NLOAD; i++)
+		jsonr_free(j[i]);
 }
 
 void print_churn(FILE *f, const struct run *r)
 {
-	const struct jv *x[2];
-	struct jv *j[2];
+	const struct jv *x[NLOAD];
+	struct jv *j[NLOAD];
 	unsigned int i, n = 0;
 
 	if (both_load(r, "churn", "churn", j, x)) {
-		for (i = 0; i < 2; i++)
-			if (x[i])
-				print_one(f, x[i], !n++);
-		text_line(f, "  %-16s %-25s %s", "p50, us", "start (95% CI)",
+		for (i = 0; i < NLOAD; i++)
+			if (x[print_order[i]])
+				print_one(f, x[print_order[i]], !n++);
+		text_line(f, "  %-18s %-25s %s", "p50, us", "start (95% CI)",
 			  "steady (95% CI)");
-		for (i = 0; i < 2; i++)
-			if (x[i])
-				print_p50(f, x[i]);
+		for (i = 0; i < NLOAD; i++)
+			if (x[print_order[i]])
+				print_p50(f, x[print_order[i]]);
 	}
 	both_free(j);
 }
@@ -165,21 +183,23 @@ static void print_events(FILE *f, const struct jv *sp, char *nowhole,
 {
 	const struct jv *ev = jv_get(sp, "events");
 	const char *last = "";
-	char a[64];
+	char a[64], sm[32];
 	size_t i;
 
 	for (i = 0; i < jv_len(ev); i++) {
 		const struct jv *x = jv_at(ev, i), *w = jv_get(x, "work_median");
 		const char *mode = jv_str(jv_get(x, "mode"), "?");
 
-		text_line(f, "  %-11s %-8s %-22s %4.0f %+4.0f %+4.0f %5.0f %5.0f",
+		snprintf(sm, sizeof(sm), "%.0f/%.0f",
+			 jv_num(jv_get(w, "thp_splits"), NAN),
+			 jv_num(jv_get(w, "thp_merges"), 0));
+		text_line(f, "  %-13s %-7s %-21s %4.0f %+4.0f %+4.0f %5s %5.0f",
 			  strcmp(mode, last) ? mode : "",
 			  jv_str(jv_get(x, "kind"), "?"),
 			  us_ci(jv_get(x, "p50_ns"), a, sizeof(a)),
 			  jv_num(jv_get(w, "npt_faults"), NAN),
 			  jv_num(jv_get(w, "pages_2m_delta"), NAN),
-			  jv_num(jv_get(w, "pages_4k_delta"), NAN),
-			  jv_num(jv_get(w, "thp_splits"), NAN),
+			  jv_num(jv_get(w, "pages_4k_delta"), NAN), sm,
 			  jv_num(jv_get(w, "tlb_flush_requests"), NAN));
 		if (!jv_bool(jv_get(x, "counted_only_after_whole_2m"), true) &&
 		    strcmp(mode, last) && strlen(nowhole) + strlen(mode) + 2 < len)
@@ -191,8 +211,8 @@ static void print_events(FILE *f, const struct jv *sp, char *nowhole,
 void print_split(FILE *f, const struct run *r)
 {
 	char nowhole[128] = "", line[512];
-	const struct jv *x[2];
-	struct jv *j[2];
+	const struct jv *x[NLOAD];
+	struct jv *j[NLOAD];
 	unsigned int i;
 
 	if (both_load(r, "split", "split", j, x)) {
@@ -207,17 +227,19 @@ void print_split(FILE *f, const struct run *r)
 			 "leaves) and the piece converted back (uniform). p50 "
 			 "with 95%% intervals over rounds; work per event "
 			 "(medians): NPT faults, KVM's 2M and 4K entries, THP "
-			 "splits, TLB flush requests.",
+			 "splits and merges back (sp/mg; merges in place with "
+			 "shmem.convert_merge), TLB flush requests.",
 			 jv_num(jv_get(sp, "range_bytes"), 0) / (1 << 20),
 			 jv_str(jv_get(sp, "piece"), "?"));
 		text_wrap(f, "  ", "  ", line);
-		text_line(f, "  %-11s %-8s %-22s %4s %4s %4s %5s %5s", "mode",
+		text_line(f, "  %-13s %-7s %-21s %4s %4s %4s %5s %5s", "mode",
 			  "event", "p50 us (95% CI)", "NPT", "2M", "4K",
-			  "split", "flush");
+			  "sp/mg", "flush");
 	}
-	for (i = 0; i < 2; i++)
-		if (x[i])
-			print_events(f, x[i], nowhole, sizeof(nowhole));
+	for (i = 0; i < NLOAD; i++)
+		if (x[print_order[i]])
+			print_events(f, x[print_order[i]], nowhole,
+				     sizeof(nowhole));
 	both_free(j);
 	if (*nowhole) {
 		snprintf(line, sizeof(line), "%s: no whole 2M mapping before "
@@ -251,8 +273,8 @@ static const char *mean_ci(const struct jv *x, const char *fmt, char *buf,
 void print_accept(FILE *f, const struct run *r)
 {
 	char line[512], a[96];
-	const struct jv *x[2];
-	struct jv *j[2];
+	const struct jv *x[NLOAD];
+	struct jv *j[NLOAD];
 	unsigned int i;
 	size_t k;
 
@@ -366,8 +388,8 @@ static void print_io_work(FILE *f, const struct jv *m)
 
 void print_io(FILE *f, const struct run *r)
 {
-	const struct jv *x[2], *ms;
-	struct jv *j[2];
+	const struct jv *x[NLOAD], *ms;
+	struct jv *j[NLOAD];
 	unsigned int i;
 	size_t k;
 

@@ -4,9 +4,10 @@
 # the share of the churned ranges KVM maps at 2M against the operations
 # done (left), and each size class's median latency over the interval
 # before each mark (right, log y, the first round), from RUN/churn.csv
-# (a churn run) or make bench's RUN/churn/churn.csv and
-# RUN/gmem/churn/churn.csv. Every round is its own line (a fresh VM
-# each).
+# (a churn run) or make bench's RUN/churn/churn.csv,
+# RUN/gmem/churn/churn.csv and RUN/churn-merge/churn.csv (in place with
+# the merge back on: inplace+merge). Every round is its own line (a
+# fresh VM each).
 #
 #   gnuplot -e "run='DIR'" analysis/churn.gp
 #   gnuplot -c analysis/churn.gp DIR
@@ -19,7 +20,7 @@ if (run eq "") {
 	exit status 2
 }
 # the churn files of the run: its own, or make bench's two kernels'
-csvs = system("for f in '".run."/churn.csv' '".run."/churn/churn.csv' '".run."/gmem/churn/churn.csv'; do [ -s \"$f\" ] && printf '%s ' \"$f\"; done")
+csvs = system("for f in '".run."/churn.csv' '".run."/churn/churn.csv' '".run."/gmem/churn/churn.csv' '".run."/churn-merge/churn.csv'; do [ -s \"$f\" ] && printf '%s ' \"$f\"; done")
 if (words(csvs) == 0) {
 	print "plot: ".run.": no churn.csv (not a --workload=churn run, nor make bench's)"
 	exit status 1
@@ -39,7 +40,10 @@ prov = system("sed -n 's/.*\"accel\": \"\\([^\"]*\\)\".*/\\1/p' '".jsonof(csv)."
 c_destructive = "#D55E00"
 c_inplace = "#0072B2"
 c_gmem = "#009E73"
-mode_color(m) = (m eq "inplace") ? c_inplace : (m eq "gmem") ? c_gmem : c_destructive
+c_merge = "#56B4E9"
+mode_color(m) = (m eq "inplace") ? c_inplace : (m eq "gmem") ? c_gmem : (m eq "inplace+merge") ? c_merge : c_destructive
+# does file f hold mode m (exactly: inplace is not inplace+merge)?
+has(f, m) = system("cut -d, -f1 '".f."' | grep -qxF '".m."' && echo 1 || echo 0") + 0
 class_dt(k) = k == 1 ? 1 : k == 2 ? 2 : k == 3 ? 4 : 5
 
 set datafile separator ","
@@ -67,7 +71,7 @@ do for [o = 1:2] {
 	plot for [f in csvs] for [m in modes] for [r in rounds] f \
 		using (strcol(1) eq m && strcol(2) eq r ? column(cop) + 1 : NaN):(column(ccov)) \
 		with linespoints pt 7 ps 0.5 lw 2 lc rgb mode_color(m) \
-		title (r eq word(rounds, 1) && strstrt(system("cut -d, -f1 '".f."'"), m) ? m : "")
+		title (r eq word(rounds, 1) && has(f, m) ? m : "")
 	set title "p50 per size class over each interval"
 	set ylabel "latency (us, log)"
 	set xlabel "conversions done (per vCPU)"
@@ -77,7 +81,7 @@ do for [o = 1:2] {
 	plot for [f in csvs] for [m in modes] for [k = 1:words(classes)] f \
 		using (strcol(1) eq m && strcol(2) eq word(rounds, 1) ? column(cop) : NaN):(column(colof("p50_".word(classes, k)."_ns")) / 1000) \
 		with linespoints pt 7 ps 0.4 lw 1.5 dt class_dt(k) lc rgb mode_color(m) \
-		title (strstrt(system("cut -d, -f1 '".f."'"), m) ? m." ".word(classes, k) : "")
+		title (has(f, m) ? m." ".word(classes, k) : "")
 	unset multiplot
 	set output
 }

@@ -817,45 +817,54 @@ over() {	# over MEAN LO HI: an over-rounds object
 p50s() {	# p50s START STEADY (geometric means, ns; no intervals)
 	printf '[ { "size": "4K", "start_ns": { "geomean": %s, "ci95_lo": null, "ci95_hi": null }, "steady_ns": { "geomean": %s, "ci95_lo": %s, "ci95_hi": %s } } ]' "$1" "$2" "$(($2 - 1000))" "$(($2 + 1000))"
 }
-churn_json() {	# churn_json MODE COV_STEADY SPLITS
+churn_json() {	# churn_json MODE COV_STEADY SPLITS [MERGES]
 	cat <<JSON
 { "churn": { "range_bytes": 67108864, "ops": 2000, "interval": 250, "seed": 5,
   "mix": [ { "size": "4K", "weight": 35 }, { "size": "2M", "weight": 10 } ],
   "modes": [ { "mode": "$1", "coverage_2m_start": $(over 1 null null),
     "coverage_2m_steady": $(over "$2" 0.2 0.3), "thp_splits_per_1000": $(over "$3" 7 9),
     "thp_allocs_per_1000": $(over 0 0 0), "tlb_flushes_per_1000": $(over 360 350 370),
+    "thp_merges_per_1000": $(over "${4:-0}" 0 0),
     "p50": $(p50s 197000 163000) } ] } }
 JSON
 }
 churn_json inplace 0.25 8 > "$ch/churn/churn.json"
 churn_json gmem 0 0 > "$ch/gmem/churn/churn.json"
+mkdir -p "$ch/churn-merge"
+churn_json inplace+merge 0.14 95 89 > "$ch/churn-merge/churn.json"
 "$CR" -q "$ch" > /dev/null 2>&1
 grep -qx '  4K:35,2M:10 mix; 64M per vCPU, 2000 conversions, seed 5. Start: after' "$ch/report.txt" &&
-	grep -qx '  inplace      100.0%  25.0% (20.0..30.0)        8.0    0.0  360.0' "$ch/report.txt" &&
-	grep -qx '  gmem         100.0%  0.0% (20.0..30.0)         0.0    0.0  360.0' "$ch/report.txt" &&
-	grep -qx '  inplace     4K   197.0                     163.0 (162.0..164.0)' "$ch/report.txt" &&
+	grep -qx '  inplace       100.0% 25.0% (20.0..30.0)     8.0   0.0   0.0 360.0' "$ch/report.txt" &&
+	grep -qx '  gmem          100.0% 0.0% (20.0..30.0)      0.0   0.0   0.0 360.0' "$ch/report.txt" &&
+	grep -qx '  inplace+merge 100.0% 14.0% (20.0..30.0)    95.0  89.0   0.0 360.0' "$ch/report.txt" &&
+	grep -qx '  inplace       4K   197.0                     163.0 (162.0..164.0)' "$ch/report.txt" &&
+	grep -qx '  inplace+merge 4K   197.0                     163.0 (162.0..164.0)' "$ch/report.txt" &&
 	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
-tap_ok $? "the churn section: both kernels' churn.json, coverage, THP events and p50s as they hold them, in 72 columns"
+tap_ok $? "the churn section: both kernels' churn.json and the merge back's, coverage, THP events and p50s as they hold them, in 72 columns"
 sed -n '/^Huge pages under/,/^  gmem  *4K/p' "$ch/report.txt" | sed 's/^/# /'
 # the split events: p50 over rounds and the median work of each kind;
 # a mode without a whole 2M before its events is named
 mkdir -p "$ch/split" "$ch/gmem/split"
-event() {	# event MODE KIND P50 FAULTS D2M D4K SPLITS FLUSH WHOLE_ONLY
-	printf '{ "mode": "%s", "kind": "%s", "events": 100, "counted_only_after_whole_2m": %s, "p50_ns": { "geomean": %s, "ci95_lo": %s, "ci95_hi": %s, "rounds": 3 }, "work_median": { "npt_faults": %s, "pages_2m_delta": %s, "pages_4k_delta": %s, "thp_splits": %s, "tlb_flush_requests": %s } }' \
-		"$1" "$2" "$9" "$3" "$(($3 - 5000))" "$(($3 + 5000))" "$4" "$5" "$6" "$7" "$8"
+event() {	# event MODE KIND P50 FAULTS D2M D4K SPLITS FLUSH WHOLE_ONLY [MERGES]
+	printf '{ "mode": "%s", "kind": "%s", "events": 100, "counted_only_after_whole_2m": %s, "p50_ns": { "geomean": %s, "ci95_lo": %s, "ci95_hi": %s, "rounds": 3 }, "work_median": { "npt_faults": %s, "pages_2m_delta": %s, "pages_4k_delta": %s, "thp_splits": %s, "tlb_flush_requests": %s, "thp_merges": %s } }' \
+		"$1" "$2" "$9" "$3" "$(($3 - 5000))" "$(($3 + 5000))" "$4" "$5" "$6" "$7" "$8" "${10:-0}"
 }
 printf '{ "split": { "range_bytes": 2097152, "piece": "4K", "events": [ %s, %s ] } }\n' \
 	"$(event inplace split 534700 1 -1 1 1 1 true)" \
 	"$(event inplace rest 17597000 511 0 511 0 0 true)" > "$ch/split/churn.json"
 printf '{ "split": { "range_bytes": 2097152, "piece": "4K", "events": [ %s ] } }\n' \
 	"$(event gmem split 300000 1 0 1 0 1 false)" > "$ch/gmem/split/churn.json"
+mkdir -p "$ch/split-merge"
+printf '{ "split": { "range_bytes": 2097152, "piece": "4K", "events": [ %s ] } }\n' \
+	"$(event inplace+merge uniform 1854800 1 1 -512 0 3 true 1)" > "$ch/split-merge/churn.json"
 "$CR" -q "$ch" > /dev/null 2>&1
-grep -qx '  inplace     split    534.7 (529.7..539.7)      1   -1   +1     1     1' "$ch/report.txt" &&
-	grep -qx '              rest     17597 (17592..17602)    511   +0 +511     0     0' "$ch/report.txt" &&
-	grep -qx '  gmem        split    300.0 (295.0..305.0)      1   +0   +1     0     1' "$ch/report.txt" &&
+grep -qx '  inplace       split   534.7 (529.7..539.7)     1   -1   +1   1/0     1' "$ch/report.txt" &&
+	grep -qx '                rest    17597 (17592..17602)   511   +0 +511   0/0     0' "$ch/report.txt" &&
+	grep -qx '  gmem          split   300.0 (295.0..305.0)     1   +0   +1   0/0     1' "$ch/report.txt" &&
+	grep -qx '  inplace+merge uniform 1855 (1850..1860)        1   +1 -512   0/1     3' "$ch/report.txt" &&
 	grep -q '^  gmem: no whole 2M mapping before its events' "$ch/report.txt" &&
 	[ "$(awk 'length > 72' "$ch/report.txt" | wc -l)" = 0 ]
-tap_ok $? "the split section: each event's p50 and interval, its median work, gmem named as never whole"
+tap_ok $? "the split section: each event's p50 and interval, its median work (splits and merges), gmem named as never whole, the merge back's events"
 sed -n '/^Split and merge/,/^  gmem:/p' "$ch/report.txt" | sed 's/^/# /'
 # the accept sweeps: per MiB, with the interval of the latency
 mkdir -p "$ch/accept"

@@ -292,16 +292,23 @@ extra_interference() {	# WHAT VMOUT DIR
 # range made uniform again, timed as events), --workload=accept (a
 # boot's conversion storm) and --workload=io (I/O bounced or shared in
 # place), their folders into DEST/churn, DEST/split, DEST/accept and
-# DEST/io (with the boot's console and vm.env in churn/); 0, or 1 when
-# it failed (what it wrote is kept)
+# DEST/io (with the boot's console and vm.env in churn/); where MODES has
+# inplace, churn and split once more in place with the merge back on
+# (--churn-merge: kernel/patches 0048), into DEST/churn-merge and
+# DEST/split-merge, the same sequences; 0, or 1 when it failed (what it
+# wrote is kept)
 churn_boot() {	# KDIR MODES DEST
-	local vmout=$work/vm-churn-${2//,/-} rc=0 f
+	local vmout=$work/vm-churn-${2//,/-} rc=0 f merge=
 	local common="--mode=$2 --rounds=$churn_rounds --seed=$seed"
+	local mcommon="--mode=inplace --churn-merge --rounds=$churn_rounds --seed=$seed"
+	case ,$2, in
+	*,inplace,*) merge=" && convbench --workload=churn $mcommon --churn-ops=$churn_ops --out=/out/churn-merge && convbench --workload=split $mcommon --churn-ops=$churn_events --out=/out/split-merge" ;;
+	esac
 	extra_boot "$1" "$vmout" \
-		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io" ||
+		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split$merge && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io" ||
 		rc=$?
 	mkdir -p "$3"
-	for f in churn split accept io; do
+	for f in churn split churn-merge split-merge accept io; do
 		[ -d "$vmout/$f" ] && cp -r "$vmout/$f" "$3/"
 	done
 	mkdir -p "$3/churn"
