@@ -10,6 +10,9 @@
 # (WARNING, BUG, KASAN, lockdep, an RCU stall). A hang and a SHUTDOWN
 # come with convstress's report of where every vCPU and its thread are
 # ("# diag:" lines; guest addresses are named with addr2line here).
+# The kernel merges split 2M blocks back (shmem.convert_merge=1, kernel
+# patch 48) throughout, so the storm's conversions and host attacks meet
+# merges too; each VM's closing line counts them (/proc/vmstat).
 #
 # The emulator's triple fault (QEMU TCG with several vCPUs: a SHUTDOWN
 # with the guest's page tables and IDT intact, no exception from KVM;
@@ -95,7 +98,7 @@ symbolize() {	# TXT
 		done
 }
 
-done_s=0 vm=0 faults=0 start= rc=0 events=() crawls=()
+done_s=0 vm=0 faults=0 start= rc=0 events=() crawls=() merges=()
 while :; do
 	vm=$((vm + 1)) vm_start=$start
 	left=$(awk -v d="$duration" -v s="$done_s" 'BEGIN { l = d - s; printf "%d", l == int(l) ? l : int(l) + 1 }')
@@ -105,13 +108,14 @@ while :; do
 	set +e
 	kernel/vm/run-vm.sh --kernel "$kernel" --out "$top/vm$vm" \
 		--cpus 4 --mem 3072 --timeout $((left + 300)) --fail-on-warn \
-		--cmdline numa=fake=2 --add "$bins/convstress" \
-		-- convstress --duration="$left" --seed="$seed" ${start:+--start-op="$start"} |
+		--cmdline "numa=fake=2 shmem.convert_merge=1" --add "$bins/convstress" \
+		-- sh -c "convstress --duration=$left --seed=$seed ${start:+--start-op=$start}; r=\$?; echo \"# merges: \$(grep thp_convert_merge /proc/vmstat | tr '\\n' ' ')\"; exit \$r" |
 		tee "$txt"
 	rc=${PIPESTATUS[0]}
 	set -e
 	symbolize "$txt"
 	crawls+=("VM $vm: $(sed -n 's/^# crawls: //p' "$txt" | tail -n 1)")
+	merges+=("VM $vm: $(sed -n 's/^# merges: //p' "$txt" | tail -n 1)")
 	((rc == 0)) && break
 	grep '^not ok ' "$txt" >"$txt.fail" || true
 	storm=$(sed -n 's/^# storm: \([0-9.]*\) s$/\1/p' "$txt" | tail -n 1)
@@ -145,6 +149,10 @@ done
 # a vCPU whose faults KVM fixed too slowly to exit in 30 s (convstress)
 for c in "${crawls[@]}"; do
 	echo "# run-stress: crawls, $c"
+done
+# the merge back's work in each VM (thp_convert_merge, _busy, _failed)
+for m in "${merges[@]}"; do
+	echo "# run-stress: merges, $m"
 done
 if ((rc == 0)); then
 	echo "1 passed, 0 failed"
