@@ -291,11 +291,19 @@ static void json_mode_value(struct jsonw *w, const struct json_arg *a,
 	churn_json_over_rounds(w, key, v, n, false);
 }
 
-/* class k's p50 at the start (steady: false) or in steady state */
+/*
+ * class k's p50 (p99: its p99) at the start (steady: false) or in steady
+ * state, each round's, over rounds
+ */
 static void json_mode_p50(struct jsonw *w, const struct json_arg *a,
-			  enum conv_mode m, unsigned int k, bool steady)
+			  enum conv_mode m, unsigned int k, bool steady,
+			  bool p99)
 {
-	double p50[MAX_ROUNDS];
+	static const char *const key[2][2] = {
+		{ "start_ns", "steady_ns" },
+		{ "start_p99_ns", "steady_p99_ns" },
+	};
+	double v[MAX_ROUNDS];
 	size_t i, n = 0;
 
 	for (i = 0; i < a->n; i++) {
@@ -303,9 +311,9 @@ static void json_mode_p50(struct jsonw *w, const struct json_arg *a,
 			&a->cells[i].steady_cls[k] : &a->cells[i].start_cls[k];
 
 		if (a->cells[i].res->p.mode == m && n < MAX_ROUNDS && s->n)
-			p50[n++] = s->p50;
+			v[n++] = p99 ? s->p99 : s->p50;
 	}
-	churn_json_over_rounds(w, steady ? "steady_ns" : "start_ns", p50, n, true);
+	churn_json_over_rounds(w, key[p99][steady], v, n, true);
 }
 
 static void json_mode(struct jsonw *w, const struct json_arg *a,
@@ -342,8 +350,10 @@ static void json_mode(struct jsonw *w, const struct json_arg *a,
 	for (k = 0; k < cp->nclasses; k++) {
 		jsonw_obj_open(w);
 		jsonw_kv_str(w, "size", size_str(cp->size[k], sz, sizeof(sz)));
-		json_mode_p50(w, a, m, k, false);
-		json_mode_p50(w, a, m, k, true);
+		json_mode_p50(w, a, m, k, false, false);
+		json_mode_p50(w, a, m, k, true, false);
+		json_mode_p50(w, a, m, k, false, true);
+		json_mode_p50(w, a, m, k, true, true);
 		jsonw_obj_close(w);
 	}
 	jsonw_arr_close(w);
