@@ -26,7 +26,11 @@ trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/qemu" <<'FAKE'
 #!/bin/bash
 [[ $1 == --version ]] && { echo "QEMU emulator version 7.2.0 (fake)"; exit 0; }
-while (($#)); do [[ $1 == -initrd ]] && initrd=$2; shift; done
+while (($#)); do
+	[[ $1 == -initrd ]] && initrd=$2
+	[[ $1 == -append ]] && echo "$2" >>"$FAKE_DIR/append"
+	shift
+done
 cmd=$(zcat "$initrd" | (cd "$FAKE_DIR/x" && cpio -i --quiet --to-stdout etc/convbench/argv))
 echo "${cmd#set -- }" | tr -d "'" >>"$FAKE_DIR/calls"
 read -r kind storm pos < <(head -n 1 "$FAKE_DIR/plan")
@@ -42,6 +46,7 @@ esac
 echo "# storm: $storm s"
 echo "# crawls: 1 (KVM_RUNs past 30 s without an exit while KVM fixed their faults; the longest 41.0 s, none may reach 120 s)"
 echo "# positions: --start-op=$pos"
+echo "# merges: thp_convert_merge 7 thp_convert_merge_busy 1 thp_convert_merge_failed 0 "
 case $kind in
 emu | warn) echo "not ok 1 - convstress: vCPU 1: KVM_RUN 0, exit SHUTDOWN: page tables and IDT intact (op 9, verifying the range)" ;;
 own) echo "not ok 1 - convstress: vCPU 0: KVM_RUN 0, exit SHUTDOWN: the guest's own triple fault (--inject) (op 5, x)" ;;
@@ -67,6 +72,7 @@ stress() {
 	local name=$1 want_rc=$2 want_vms=$3 rc vms
 	shift 3
 	: >"$tmp/calls"
+	: >"$tmp/append"
 	: >"$tmp/plan"
 	while (($#)) && [[ $1 != -- ]]; do echo "$1" >>"$tmp/plan"; shift; done
 	shift
@@ -81,7 +87,8 @@ stress() {
 	[ $rc -eq "$want_rc" ] && [ "$vms" -eq "$want_vms" ] ||
 		cat "$tmp/out" "$tmp/err" | sed 's/^/# /' | tail -n 15
 }
-call() { sed -n "${1}p" "$tmp/calls"; }
+# the VM's command: convstress's, out of the sh -c that counts merges
+call() { sed -n "${1}p" "$tmp/calls" | sed 's/^sh -c //; s/ *; r=.*//'; }
 
 stress "a clean storm" 0 1 "pass 600.0 900,880,870,860" -- --duration 600
 [ "$(call 1)" = "convstress --duration=600 --seed=5" ] &&
@@ -89,6 +96,10 @@ stress "a clean storm" 0 1 "pass 600.0 900,880,870,860" -- --duration 600
 	grep -q '^# run-stress: crawls, VM 1: 1 (KVM_RUNs past 30 s without an exit' "$tmp/out" &&
 	[ "$(tail -n 1 "$tmp/out")" = "1 passed, 0 failed" ]
 tap_ok $? "a clean storm: one VM with the seed, 0 faults and its crawls said, the closing line last"
+grep -q 'shmem.convert_merge=1' "$tmp/append" &&
+	grep -q '^# run-stress: merges, VM 1: thp_convert_merge 7 thp_convert_merge_busy 1 ' "$tmp/out" &&
+	grep -q 'thp_convert_merge /proc/vmstat' "$tmp/calls"
+tap_ok $? "a clean storm: the kernel merges back (shmem.convert_merge=1), the VM's merges counted"
 
 stress "the emulator's fault once" 0 2 "emu 42.3 90,88,87,86" "pass 557.7 900,880,870,860" -- --duration 600
 [ "$(call 2)" = "convstress --duration=558 --seed=5 --start-op=90,88,87,86" ]
