@@ -118,9 +118,9 @@ static void print_p50(FILE *f, const struct jv *ch, bool p99)
 
 /*
  * WHAT's churn.json of both kernels of a make bench run (RUN/WHAT and
- * RUN/gmem/WHAT; a gmem run alone has its own at RUN/WHAT), and for churn
- * and split the in-place merge back's (RUN/WHAT-merge): x[i] its member
- * KEY, or NULL; how many there are. Free j[] with both_free().
+ * RUN/gmem/WHAT; a gmem run alone has its own at RUN/WHAT), and the
+ * in-place merge back's (RUN/WHAT-merge: churn and split have one): x[i]
+ * its member KEY, or NULL; how many there are. Free j[] with both_free().
  */
 #define NLOAD	3
 
@@ -136,10 +136,6 @@ static unsigned int both_load(const struct run *r, const char *what,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < NLOAD; i++) {
-		j[i] = NULL;
-		x[i] = NULL;
-		if (i == 2 && strcmp(what, "churn") && strcmp(what, "split"))
-			continue;
 		snprintf(path, sizeof(path), fmt[i], r->dir, what);
 		j[i] = jsonr_load(path, err, sizeof(err));
 		x[i] = jv_get(j[i], key);
@@ -159,6 +155,20 @@ static void both_free(struct jv *j[NLOAD])
 		jsonr_free(j[i]);
 }
 
+/* does any loaded churn.json hold p99s (runs before them do not)? */
+static bool has_p99(const struct jv *const x[NLOAD])
+{
+	unsigned int i;
+
+	for (i = 0; i < NLOAD; i++) {
+		const struct jv *m = jv_at(jv_get(x[i], "modes"), 0);
+
+		if (jv_get(jv_at(jv_get(m, "p50"), 0), "steady_p99_ns"))
+			return true;
+	}
+	return false;
+}
+
 void print_churn(FILE *f, const struct run *r)
 {
 	const struct jv *x[NLOAD];
@@ -174,9 +184,7 @@ void print_churn(FILE *f, const struct run *r)
 		for (i = 0; i < NLOAD; i++)
 			if (x[print_order[i]])
 				print_p50(f, x[print_order[i]], false);
-		/* p99s of runs before they were written: none to print */
-		if (jv_get(jv_at(jv_get(jv_at(jv_get(x[0] ? x[0] : x[1], "modes"), 0), "p50"), 0),
-			   "steady_p99_ns")) {
+		if (has_p99(x)) {
 			text_line(f, "  %-18s %-25s %s", "p99, us",
 				  "start (95% CI)", "steady (95% CI)");
 			for (i = 0; i < NLOAD; i++)
