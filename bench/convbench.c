@@ -238,9 +238,8 @@ static int run_churn(const struct env *env, struct report *rep)
 		per[k].ops = 1 + 2 * (cp->range / cp->size[k]);
 	}
 	if (cp->merge && access(CHURN_MERGE_SWITCH, W_OK)) {
-		snprintf(sz, sizeof(sz), "%s", strerror(errno));
 		fprintf(stderr, "convbench: --churn-merge: this kernel has no merge back (%s: %s; kernel/patches 0048)\n",
-			CHURN_MERGE_SWITCH, sz);
+			CHURN_MERGE_SWITCH, strerror(errno));
 		return 4;
 	}
 	res = calloc(env->rounds * nm * ncls + 1, sizeof(*res));
