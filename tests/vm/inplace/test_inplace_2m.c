@@ -567,11 +567,17 @@ static void test_uniform(struct region *rg)
 		   huge_same ? "huge" : "split", huge_mixed ? "huge" : "split");
 }
 
+/* one 2M in-place slot per case, slot i + 1 at 1G + i x 2M */
+enum {
+	R_WHOLE, R_PARTIAL, R_PIN, R_UNIFORM,
+	R_MERGE_OFF, R_MERGE_SHARED, R_MERGE_PRIVATE, R_MERGE_PIN, NR_REGIONS
+};
+
 int main(void)
 {
-	struct region whole, partial, pin, uniform;
-	struct region m_off, m_shared, m_private, m_pin;
+	struct region rg[NR_REGIONS];
 	uint64_t scratch;
+	unsigned int i;
 	int r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -582,22 +588,8 @@ int main(void)
 		r = __vm_vcpu_add(vm, 0, guest_read_page, &vcpu);
 	if (!r)
 		r = kvm_stats_open(&vstats, vcpu->fd);
-	if (!r)
-		r = region_add(&whole, 1, 0x40000000ULL);
-	if (!r)
-		r = region_add(&partial, 2, 0x40200000ULL);
-	if (!r)
-		r = region_add(&pin, 3, 0x40400000ULL);
-	if (!r)
-		r = region_add(&uniform, 4, 0x40600000ULL);
-	if (!r)
-		r = region_add(&m_off, 5, 0x40800000ULL);
-	if (!r)
-		r = region_add(&m_shared, 6, 0x40a00000ULL);
-	if (!r)
-		r = region_add(&m_private, 7, 0x40c00000ULL);
-	if (!r)
-		r = region_add(&m_pin, 8, 0x40e00000ULL);
+	for (i = 0; !r && i < NR_REGIONS; i++)
+		r = region_add(&rg[i], i + 1, 0x40000000ULL + i * SZ_2M);
 	if (!r) {
 		vcpu_set_timeout(vcpu, 20000);
 		guest_checks_init(vcpu);
@@ -606,20 +598,20 @@ int main(void)
 		if (!scratch || !guest_writes(scratch, 1, "warm-up"))
 			r = -EIO;
 	}
-	tap_result(!r, "VM with eight 2M in-place slots on fallocated memfds (%s)",
-		   r ? strerror(-r) : "ok");
+	tap_result(!r, "VM with %d 2M in-place slots on fallocated memfds (%s)",
+		   NR_REGIONS, r ? strerror(-r) : "ok");
 	if (r)
 		return tap_finish(true);
 
-	test_whole(&whole);
-	test_partial(&partial);
-	test_pin(&pin);
-	test_uniform(&uniform);
-	if (is_huge_fd(&m_off)) {
-		test_merge_off(&m_off);
-		test_merge_shared(&m_shared);
-		test_merge_private(&m_private);
-		test_merge_pin(&m_pin);
+	test_whole(&rg[R_WHOLE]);
+	test_partial(&rg[R_PARTIAL]);
+	test_pin(&rg[R_PIN]);
+	test_uniform(&rg[R_UNIFORM]);
+	if (is_huge_fd(&rg[R_MERGE_OFF])) {
+		test_merge_off(&rg[R_MERGE_OFF]);
+		test_merge_shared(&rg[R_MERGE_SHARED]);
+		test_merge_private(&rg[R_MERGE_PRIVATE]);
+		test_merge_pin(&rg[R_MERGE_PIN]);
 		/* the boot's default again */
 		if (!access(MERGE_PARAM, W_OK))
 			merge_switch(false);
