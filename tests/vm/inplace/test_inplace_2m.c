@@ -314,6 +314,37 @@ static uint64_t block_pfn(struct region *rg)
 	return host_pfn(rg->hva);
 }
 
+/*
+ * Is pfn in a populated ZONE_MOVABLE (/proc/zoneinfo)? 1 yes, 0 no, -1
+ * this boot has none (movablecore= or kernelcore= makes one)
+ */
+static int in_movable(uint64_t pfn)
+{
+	unsigned long long start = 0, spanned = 0, present = 0;
+	char line[256];
+	bool movable = false, any = false, in = false;
+	FILE *f = fopen("/proc/zoneinfo", "re");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Node ", 5)) {
+			movable = strstr(line, " Movable") != NULL;
+			start = spanned = present = 0;
+			continue;
+		}
+		if (!movable)
+			continue;
+		sscanf(line, " spanned %llu", &spanned);
+		sscanf(line, " present %llu", &present);
+		if (sscanf(line, " start_pfn: %llu", &start) == 1 && present) {
+			any = true;
+			in |= pfn >= start && pfn < start + spanned;
+		}
+	}
+	if (f)
+		fclose(f);
+	return any ? in : -1;
+}
+
 /* is the (private) block one huge folio? Looked at while shared */
 static bool is_huge_fd(struct region *rg)
 {
@@ -397,6 +428,7 @@ static void test_merge_shared(struct region *rg)
 	struct ucall uc = { 0 };
 	unsigned int p;
 	bool ok, huge;
+	int movable;
 
 	if (!merge_offered("a split block made all shared again is one huge folio, mapped 2M after one fault"))
 		return;
@@ -425,8 +457,14 @@ static void test_merge_shared(struct region *rg)
 	ok &= check(write_file("/proc/sys/vm/compact_memory", "1"), "compact_memory");
 	ok &= check(block_pfn(rg) == pfn, "compaction moved the merged folio: pfn %#llx -> %#llx",
 		    (unsigned long long)pfn, (unsigned long long)block_pfn(rg));
-	tap_result(ok, "a split block made all shared again is one huge folio (thp_convert_merge +1), its data kept, mapped 2M after %llu fault(s), not moved by compaction",
-		   (unsigned long long)faults);
+	/* allocated with the file's mask: unmovable memory, not in Movable */
+	movable = in_movable(pfn);
+	ok &= check(movable != 1, "the merged folio (pfn %#llx) is in ZONE_MOVABLE",
+		    (unsigned long long)pfn);
+	tap_result(ok, "a split block made all shared again is one huge folio (thp_convert_merge +1), its data kept, mapped 2M after %llu fault(s), not moved by compaction, %s",
+		   (unsigned long long)faults,
+		   movable < 0 ? "no ZONE_MOVABLE in this boot to stay out of" :
+		   "outside ZONE_MOVABLE");
 }
 
 /* where move_pages() would move page 0 of the block (another node), or -1 */
