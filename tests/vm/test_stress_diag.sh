@@ -68,7 +68,10 @@ grep -q '^# diag: vCPU 0 thread, kernel stack:' "$out" &&
 tap_ok $? "spin: the threads' stacks and states, sysrq into the kernel log"
 grep -q '^# diag: vCPU 0: [0-9]* kvm_page_fault\|^# diag: vCPU 0: no kvm_page_fault' "$out"
 tap_ok $? "spin: KVM's page faults traced"
-each_vcpu "$out" ': guest rip 0x[0-9a-f]* rsp ' &&
+# vCPU 0's registers; another's may be reset by a SHUTDOWN of the
+# emulator's own making (TCG's nested SVM) during the looks
+grep -q '^# diag: vCPU 0: guest rip 0x[0-9a-f]* rsp ' "$out" &&
+	each_vcpu "$out" ': \(guest rip 0x[0-9a-f]* rsp \|registers reset by KVM at the SHUTDOWN\)' &&
 	grep -q '^# diag: 4 of 4 vCPUs out of KVM_RUN' "$out"
 rc=$?
 tap_ok $rc "spin: every vCPU kicked out of KVM_RUN, its registers printed"
@@ -83,7 +86,12 @@ tap_ok $? "spin: on the guest's own cr3, the emulator-retry rule does not take t
 # the one change the storm's guest never makes: a cr3 of its own
 storm --duration=120 --seed=7 --inject=cr3@5 --hang-timeout=3
 grep '^not ok\|cr3 0x' "$out" | sed 's/^/# cr3: /'
-root=$(sed -n 's/^# diag: vCPU 1: guest rip .* cr3 \(0x[0-9a-f]*\);.*/\1/p' "$out")
+# the guest's page table, as the other vCPUs show it: the emulator's
+# fault on one of them (TCG's nested SVM) may leave it reset or showing
+# L1's own registers (a kernel rip, L1's cr3), so the cr3 that most
+# vCPUs 1-3 running guest code (a user rip) hold
+root=$(sed -n 's/^# diag: vCPU [123]: guest rip 0x[0-7][0-9a-f]\{0,6\} .* cr3 \(0x[0-9a-f]*\);.*/\1/p' "$out" |
+	sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
 [ $rc -eq 1 ] && [ -n "$root" ] &&
 	grep -q "^not ok 1 - convstress: vCPU 0 hung: no exit and no page fault fixed for 3 s (op 4); state its guest cannot produce: cr3 $(printf '0x%x' $((root | 8))), not the guest's page table $root, rip 0x[0-9a-f]*\$" "$out"
 tap_ok $? "cr3: exit 1 ($rc), vCPU 0's hang on a cr3 that is not its guest's ($root with PWT) said so"
