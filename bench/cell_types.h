@@ -15,6 +15,15 @@
 
 #include "vocab.h"	/* enum conv_mode, enum conv_dir and their names */
 
+/* --workload=io --counts: the kernel's work at a mark (BPF counters) */
+enum churn_work {
+	CHURN_WORK_ZEROED,	/* pages cleared */
+	CHURN_WORK_ALLOC,	/* pages of user data allocated */
+	CHURN_WORK_FREED,	/* and freed */
+	CHURN_WORK_IPIS,	/* IPIs sent by the process */
+	CHURN_WORK_NR
+};
+
 enum conv_trigger {
 	TRIGGER_EXPLICIT,	/* KVM_HC_MAP_GPA_RANGE hypercall */
 	TRIGGER_IMPLICIT,	/* the access faults: KVM_EXIT_MEMORY_ERROR
@@ -161,6 +170,15 @@ struct cell_params {
 	void (*trace_set)(void *arg, unsigned int ctx);
 	void *trace_arg;
 	unsigned int trace_ctx;
+	/*
+	 * --workload=io --counts: make ctx the current context, then read
+	 * its BPF work counters so far (bench/report/trace_hook.c), at
+	 * every mark; NULL: not counted. A counter the kernel cannot count
+	 * is left out of *have. trace_set stays NULL for such a cell: the
+	 * conversion handler must not move the work to other contexts.
+	 */
+	void (*trace_work)(void *arg, unsigned int ctx,
+			   uint64_t v[CHURN_WORK_NR], bool have[CHURN_WORK_NR]);
 	/* called on every watchdog tick with the conversions done so far */
 	void (*progress)(void *arg, uint64_t done);
 	void *progress_arg;

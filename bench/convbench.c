@@ -219,6 +219,7 @@ static int run_churn(const struct env *env, struct report *rep)
 	const char *workload = cp->io ? "io" : cp->accept ? "accept" :
 			       cp->events ? "split" : "churn";
 	struct churn_params per[CHURN_CLASSES];
+	struct trace_hook hook = { 0 };
 	struct cell_result *res;
 	char sz[32];
 	size_t n = 0;
@@ -242,9 +243,17 @@ static int run_churn(const struct env *env, struct report *rep)
 			CHURN_MERGE_SWITCH, strerror(errno));
 		return 4;
 	}
+	/* --workload=io --counts: each block's work from BPF counters */
+	if (env->counts) {
+		r = trace_hook_open(&hook, env->trace, true, env->verbose);
+		if (r)
+			return r;
+	}
 	res = calloc(env->rounds * nm * ncls + 1, sizeof(*res));
-	if (!res)
+	if (!res) {
+		trace_hook_close(&hook);
 		return 1;
+	}
 	for (round = 0; round < env->rounds && !cell_stop_requested(); round++)
 		for (i = 0; i < nm * ncls && !cell_stop_requested(); i++) {
 			struct cell_params p = {
@@ -266,7 +275,9 @@ static int run_churn(const struct env *env, struct report *rep)
 				workload, p.round, churn_mode_name(cp, p.mode),
 				cp->accept ? ", chunks of " : "",
 				cp->accept ? size_str(p.churn->size[0], sz, sizeof(sz)) : "");
+			trace_hook_churn_cell(&hook, &p);
 			r = cell_run(&p, &res[n]);
+			trace_hook_cell_end(&hook, &res[n]);
 			if (r) {
 				fprintf(stderr, "convbench: %s: round %u, %s: %s\n",
 					workload, p.round, churn_mode_name(cp, p.mode),
@@ -280,6 +291,7 @@ static int run_churn(const struct env *env, struct report *rep)
 			"what was measured\n", stop_signal,
 			strsignal(stop_signal));
 	r = churn_report(rep, res, n);
+	trace_hook_close(&hook);
 	for (i = 0; i < n; i++)
 		cell_result_free(&res[i]);
 	free(res);

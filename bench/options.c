@@ -807,8 +807,9 @@ static int check_churn(const struct opt_ctx *c)
 		what = "--direction (an operation converts its range to the opposite of its first page's state)";
 	else if (!env->preserve && !env->churn_p.accept)
 		what = "--no-preserve (churn verifies that every page keeps its data)";
-	else if (env->trace || env->counts)
-		what = "--trace or --counts";
+	else if (env->trace || (env->counts && !env->churn_p.io))
+		what = env->churn_p.io ? "--trace (--counts counts its blocks' work)" :
+		       "--trace or --counts";
 	else if (env->design || env->merge ||
 		 (env->inject.kind != INJECT_NONE && !io_inject(env->inject.kind)) ||
 		 (io_inject(env->inject.kind) && !env->churn_p.io))

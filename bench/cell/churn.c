@@ -211,6 +211,18 @@ static int churn_sync(struct worker *w, const uint64_t *args)
 			 (unsigned long long)args[0]);
 		return -1;
 	}
+	/*
+	 * --workload=io --counts: from here on the cell's work lands in
+	 * its to-shared context (setup's until the first mark), read at
+	 * each mark: the difference between a block's two marks is its
+	 * requests' work, the device thread's included
+	 */
+	if (w->cell->p->trace_work) {
+		const struct cell_params *p = w->cell->p;
+
+		p->trace_work(p->trace_arg, p->trace_ctx + DIR_TO_SHARED,
+			      m.work, m.have_work);
+	}
 	read_keys("/proc/meminfo", mem, mv, 2);
 	read_keys("/proc/vmstat", ev, evv, 7);
 	m.shmem_huge_kb = mv[0];

@@ -45,6 +45,9 @@ struct churn_mark {
 	uint64_t exits, pf_taken, pf_fixed;
 	/* the vCPU's exits to userspace so far, this one included */
 	uint64_t uexits;
+	/* --workload=io --counts: BPF work counters so far (cell_types.h) */
+	uint64_t work[CHURN_WORK_NR];
+	bool have_work[CHURN_WORK_NR];
 };
 
 struct churn_result {

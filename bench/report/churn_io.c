@@ -3,8 +3,10 @@
  * --workload=io's results: per cell (mode, round), strategy (bounce,
  * share) and request size: the requests' p50 and p99, requests/s and
  * MB/s, and the work per request (userspace exits, NPT faults, TLB
- * flush requests from the marks around the strategy's blocks; bytes
- * the guest copied, pages converted); over rounds the share/bounce
+ * flush requests from the marks around the strategy's blocks, and with
+ * --counts pages zeroed, allocated and freed and IPIs, the BPF counters
+ * read at the same marks; bytes the guest copied, pages converted);
+ * over rounds the share/bounce
  * ratio of p50 with its interval, raw and less the exits (each at the
  * cell's own null exit), and the crossover: the smallest size at which
  * sharing in place beats bouncing. io.csv, churn.json, a table on
@@ -33,6 +35,9 @@ struct io_row {
 	uint64_t reqs;		/* requests between the blocks' marks */
 	/* summed over those: exits to userspace, all exits (but interrupts'), NPT faults, TLB flush requests */
 	double exits, vm_exits, faults, flushes;
+	/* --counts: the BPF work counters, summed likewise (cell_types.h) */
+	double work[CHURN_WORK_NR];
+	bool have_work[CHURN_WORK_NR], miss_work[CHURN_WORK_NR];
 	double copied, converted;	/* per request (the guest's counts) */
 };
 
@@ -45,6 +50,29 @@ static double per_req(double v, uint64_t reqs)
 static double norm_p50(const struct io_row *r)
 {
 	return r->p50 - per_req(r->exits, r->reqs) * r->null_ns;
+}
+
+/*
+ * --counts: a block's BPF work counts, when both its marks read them
+ * (a counter one mark lacks leaves the row uncounted). gmem's pages
+ * freed and zeroed are not: 6.12's guest_memfd pages are not
+ * swap-backed and it clears them inline (work_counts.c, gmem_blind()),
+ * so the counters would show only the shared side's.
+ */
+static void io_counted(struct io_row *r, const struct churn_mark *a,
+		       const struct churn_mark *b)
+{
+	bool gmem = r->res->p.mode == MODE_GMEM;
+	unsigned int i;
+
+	for (i = 0; i < CHURN_WORK_NR; i++) {
+		if (!a->have_work[i] || !b->have_work[i] ||
+		    (gmem && (i == CHURN_WORK_ZEROED || i == CHURN_WORK_FREED)))
+			r->miss_work[i] = true;
+		else
+			r->work[i] += (double)b->work[i] - a->work[i];
+		r->have_work[i] = !r->miss_work[i];
+	}
 }
 
 /* the work between a vCPU's marks, added to the row of their block */
@@ -86,6 +114,7 @@ static void io_work(struct io_row *rows, size_t nrows,
 				r->vm_exits += (double)b->exits - a->exits - 1;
 				r->faults += (double)b->pf_taken - a->pf_taken;
 				r->flushes += (double)b->tlb_flush - a->tlb_flush;
+				io_counted(r, a, b);
 			}
 		}
 	}
@@ -144,6 +173,12 @@ static struct io_row *io_rows(const struct cell_result *res, size_t n,
 	return rows;
 }
 
+/* a BPF work count per request; NaN when not counted (no --counts) */
+static double of_work(const struct io_row *r, enum churn_work i)
+{
+	return r->have_work[i] ? per_req(r->work[i], r->reqs) : NAN;
+}
+
 struct io_arg {
 	const struct report *rep;
 	const struct io_row *rows;
@@ -161,7 +196,9 @@ static int write_io_csv(FILE *f, void *arg)
 	      "requests_per_s,mb_per_s,exits_per_request,vm_exits_per_request,"
 	      "npt_faults_per_request,tlb_flushes_per_request,"
 	      "copied_bytes_per_request,converted_pages_per_request,"
-	      "null_exit_ns,p50_less_exits_ns\n", f);
+	      "null_exit_ns,p50_less_exits_ns,pages_zeroed_per_request,"
+	      "pages_allocated_per_request,pages_freed_per_request,"
+	      "ipis_per_request\n", f);
 	for (i = 0; i < a->n; i++) {
 		const struct io_row *r = &a->rows[i];
 
@@ -183,6 +220,10 @@ static int write_io_csv(FILE *f, void *arg)
 		csvw_double(&w, r->converted);
 		csvw_double(&w, r->null_ns);
 		csvw_double(&w, norm_p50(r));
+		csvw_double(&w, of_work(r, CHURN_WORK_ZEROED));
+		csvw_double(&w, of_work(r, CHURN_WORK_ALLOC));
+		csvw_double(&w, of_work(r, CHURN_WORK_FREED));
+		csvw_double(&w, of_work(r, CHURN_WORK_IPIS));
 		csvw_end_row(&w);
 	}
 	return csvw_error(&w) || ferror(f) ? -EIO : 0;
@@ -268,6 +309,21 @@ static double of_vm_exits(const struct io_row *r) { return per_req(r->vm_exits, 
 static double of_faults(const struct io_row *r) { return per_req(r->faults, r->reqs); }
 static double of_flushes(const struct io_row *r) { return per_req(r->flushes, r->reqs); }
 static double of_copied(const struct io_row *r) { return r->copied; }
+static double of_zeroed(const struct io_row *r) { return of_work(r, CHURN_WORK_ZEROED); }
+static double of_alloc(const struct io_row *r) { return of_work(r, CHURN_WORK_ALLOC); }
+static double of_freed(const struct io_row *r) { return of_work(r, CHURN_WORK_FREED); }
+static double of_ipis(const struct io_row *r) { return of_work(r, CHURN_WORK_IPIS); }
+
+/* --counts: whether any row has the BPF work counts */
+static bool io_counted_any(const struct io_arg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->rows[i].have_work[CHURN_WORK_ALLOC])
+			return true;
+	return false;
+}
 
 /* the sizes of the run, ascending, and how many */
 static size_t io_sizes(const struct io_arg *a, uint64_t *sizes)
@@ -356,6 +412,7 @@ static int write_io_json(FILE *f, void *arg)
 	const struct env *env = a->rep->env;
 	uint64_t sizes[CHURN_CLASSES];
 	size_t ns = io_sizes(a, sizes), i;
+	bool counted = io_counted_any(a);
 	struct jsonw w;
 	unsigned int m;
 	int t;
@@ -379,6 +436,12 @@ static int write_io_json(FILE *f, void *arg)
 		     "p50 is below 1 (surely: its upper bound; possibly: its "
 		     "lower bound)");
 	jsonw_kv_u64(&w, "vcpus", env->vcpus);
+	/*
+	 * --counts: the BPF work counters ran, read at the same marks
+	 * (pages zeroed, allocated, freed, IPIs per request); the times
+	 * of such a run carry the counters' cost
+	 */
+	jsonw_kv_bool(&w, "counted", counted);
 	jsonw_kv_u64(&w, "requests_per_strategy", env->churn_p.ops);
 	jsonw_kv_u64(&w, "block", env->churn_p.interval);
 	jsonw_key(&w, "modes");
@@ -405,6 +468,12 @@ static int write_io_json(FILE *f, void *arg)
 				json_rounds(&w, a, m, sizes[i], t, false, "npt_faults_per_request", of_faults, false);
 				json_rounds(&w, a, m, sizes[i], t, false, "tlb_flushes_per_request", of_flushes, false);
 				json_rounds(&w, a, m, sizes[i], t, false, "copied_bytes_per_request", of_copied, false);
+				if (counted) {
+					json_rounds(&w, a, m, sizes[i], t, false, "pages_zeroed_per_request", of_zeroed, false);
+					json_rounds(&w, a, m, sizes[i], t, false, "pages_allocated_per_request", of_alloc, false);
+					json_rounds(&w, a, m, sizes[i], t, false, "pages_freed_per_request", of_freed, false);
+					json_rounds(&w, a, m, sizes[i], t, false, "ipis_per_request", of_ipis, false);
+				}
 				jsonw_obj_close(&w);
 			}
 			json_rounds(&w, a, m, sizes[i], 0, true, "share_over_bounce_p50", of_p50, true);
@@ -423,6 +492,40 @@ static int write_io_json(FILE *f, void *arg)
 static const char *cross_str(uint64_t v, char *buf, size_t len)
 {
 	return v ? size_str(v, buf, len) : "none";
+}
+
+/* --counts: the BPF work per request, bounce|share */
+static void print_io_work(FILE *f, const struct io_arg *a)
+{
+	static double (*const of[])(const struct io_row *) = {
+		of_zeroed, of_alloc, of_freed, of_ipis,
+	};
+	uint64_t sizes[CHURN_CLASSES];
+	size_t ns = io_sizes(a, sizes), i, k;
+	char sz[32];
+	unsigned int m;
+
+	fprintf(f, "io work per request, bounce|share (BPF counters, --counts: these times carry their cost; means over rounds)\n");
+	for (m = 0; m < MODE_NR; m++) {
+		if (!io_has_mode(a, m))
+			continue;
+		fprintf(f, "%-11s %5s %15s %15s %15s %15s\n", conv_mode_name(m),
+			"size", "pages zeroed", "allocated", "freed", "IPIs");
+		for (i = 0; i < ns; i++) {
+			fprintf(f, "%-11s %5s", "", size_str(sizes[i], sz, sizeof(sz)));
+			for (k = 0; k < sizeof(of) / sizeof(of[0]); k++) {
+				double b = io_mean(a, m, sizes[i], GUEST_IO_BOUNCE, of[k]);
+				double s = io_mean(a, m, sizes[i], GUEST_IO_SHARE, of[k]);
+
+				/* -: not countable in this mode */
+				if (isnan(b) && isnan(s))
+					fprintf(f, " %15s", "- ");
+				else
+					fprintf(f, " %7.1f|%-7.1f", b, s);
+			}
+			fprintf(f, "\n");
+		}
+	}
 }
 
 static void print_io(FILE *f, const struct io_arg *a)
@@ -478,6 +581,8 @@ static void print_io(FILE *f, const struct io_arg *a)
 			cross_str(x.possibly, s3, sizeof(s3)),
 			cross_str(xn.point, sz, sizeof(sz)));
 	}
+	if (io_counted_any(a))
+		print_io_work(f, a);
 }
 
 /* --workload=io's results: io.csv, churn.json */

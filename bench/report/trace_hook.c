@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "convtrace.h"
 #include "csvw.h"
 #include "hist_bucket.h"
 #include "probe_cal.h"
@@ -82,15 +83,35 @@ const char *trace_hook_ctx_name(const struct trace_hook *h, unsigned int ctx,
 	return buf;
 }
 
-void trace_hook_cell(struct trace_hook *h, struct cell_params *p)
+/*
+ * --workload=io --counts: ctx the current context, and its counters so
+ * far (cell_types.h)
+ */
+static void read_work(void *arg, unsigned int ctx, uint64_t v[CHURN_WORK_NR],
+		      bool have[CHURN_WORK_NR])
+{
+	static const unsigned int ctc[CHURN_WORK_NR] = {
+		[CHURN_WORK_ZEROED] = CTC_PAGES_ZEROED,
+		[CHURN_WORK_ALLOC] = CTC_PAGES_ALLOC,
+		[CHURN_WORK_FREED] = CTC_PAGES_FREED,
+		[CHURN_WORK_IPIS] = CTC_IPIS,
+	};
+	unsigned long long x;
+	unsigned int i;
+
+	conv_trace_set_context(arg, ctx);
+	for (i = 0; i < CHURN_WORK_NR; i++) {
+		have[i] = !conv_trace_counter(arg, ctx, ctc[i], &x, NULL);
+		v[i] = have[i] ? x : 0;
+	}
+}
+
+static void hook_cell(struct trace_hook *h, struct cell_params *p)
 {
 	char name[96];
 	unsigned int d;
 	int c;
 
-	if (!h->t)
-		return;
-	p->counts = h->counters;
 	c = cell_of(h, p->mode, p->size);
 	if (c < 0 && h->ncells < TRACE_HOOK_MAX_CELLS) {
 		c = h->ncells++;
@@ -108,6 +129,25 @@ void trace_hook_cell(struct trace_hook *h, struct cell_params *p)
 	p->trace_set = set_ctx;
 	p->trace_arg = h->t;
 	conv_trace_set_context(h->t, p->trace_ctx + TRACE_CTX_SETUP);
+}
+
+void trace_hook_cell(struct trace_hook *h, struct cell_params *p)
+{
+	if (!h->t)
+		return;
+	p->counts = h->counters;
+	hook_cell(h, p);
+}
+
+void trace_hook_churn_cell(struct trace_hook *h, struct cell_params *p)
+{
+	if (!h->t || !h->counters)
+		return;
+	hook_cell(h, p);
+	/* one context for the whole sequence: set and read at its marks */
+	if (p->trace_set)
+		p->trace_work = read_work;
+	p->trace_set = NULL;
 }
 
 void trace_hook_cell_end(struct trace_hook *h, const struct cell_result *res)

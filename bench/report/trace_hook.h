@@ -54,6 +54,12 @@ int trace_hook_open(struct trace_hook *h, enum trace_set set, bool counters,
 		    bool verbose);
 /* point p at the cell's contexts; the cell's setup starts now */
 void trace_hook_cell(struct trace_hook *h, struct cell_params *p);
+/*
+ * --workload=io --counts: the cell's contexts, and its marks read the
+ * work counters (cell_params.trace_work); p->counts stays off (that is
+ * the conversion workload's per-conversion work)
+ */
+void trace_hook_churn_cell(struct trace_hook *h, struct cell_params *p);
 /* the cell ended: count its conversions, context back to 0 */
 void trace_hook_cell_end(struct trace_hook *h, const struct cell_result *res);
 /* --trace: summary.json "trace" and the text after the ratios */

@@ -414,6 +414,16 @@ static void test_churn(void)
 	refused_with("--workload=conversion", "--inject=io-guest@1", "--workload=io");
 	refused_with("--workload=io", "--inject=io-host@x", "--inject");
 	refused_with("--workload=io", "--no-preserve", "--no-preserve");
+	r = parse(&env, err, sizeof(err), "--workload=io", "--counts", NULL);
+	tap_result(!r && env.counts && env.churn_p.io,
+		   "--workload=io takes --counts (its blocks' kernel work)");
+	refused_with("--workload=io", "--trace", "--trace");
+	refused_with("--workload=churn", "--counts", "--counts");
+	r = parse(&env, err, sizeof(err), "--workload=io", "--counts",
+		  "--vcpus=2", NULL);
+	tap_result(r == 2 && strstr(err, "--counts"),
+		   "--workload=io --counts --vcpus=2 is refused naming --counts (%d: %.60s)",
+		   r, err);
 	r = parse(&env, err, sizeof(err), "--busy-vcpus=3", NULL);
 	tap_result(!r && env.busy_vcpus == 3 && env.vcpus == 1,
 		   "--busy-vcpus=3: one vCPU converting, three only running");

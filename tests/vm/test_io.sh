@@ -8,7 +8,10 @@
 # implies it (bounce: one exit, no conversion, both copies; share: the
 # request's exit and two hypercalls, every page converted both ways and
 # faulted back, the copies only where the mode does not keep the data);
-# churn.json's ratios and crossovers; and a wrong word planted on each
+# churn.json's ratios and crossovers; with --counts, the kernel's work
+# per request from the BPF counters at the blocks' marks (pages zeroed
+# and allocated: none for bounce and in place, a page per 4K each way
+# for destructive, gmem's zeroing said not countable); a wrong word planted on each
 # side (--inject=io-guest@K, io-host@K) fails the run naming the request
 # and the side that found it.
 # busybox sh; TAP lines and a closing "N passed, N failed" line.
@@ -64,6 +67,8 @@ check() {
 			npt = $c["npt_faults_per_request"]
 			cp = $c["copied_bytes_per_request"]
 			cv = $c["converted_pages_per_request"]
+			z = $c["pages_zeroed_per_request"]
+			al = $c["pages_allocated_per_request"]
 			if (!('"$3"')) { bad++; print "# " $0 }
 		}
 		END { exit !(n > 0 && !bad) }' "$csv"
@@ -87,6 +92,40 @@ grep -q '"share_over_bounce_p50"' "$j" && grep -q '"share_over_bounce_less_exits
 tap_ok $? "churn.json has the ratios and both crossovers"
 grep -q 'crossover (share p50 below bounce' "$work/a.txt"
 tap_ok $? "stdout says the crossover"
+# without --counts the BPF columns stay empty
+check "$(echo "$MODES" | cut -d, -f1)" share 'z == "" && al == ""'
+tap_ok $? "without --counts: no pages zeroed or allocated claimed"
+
+# --counts: each block's kernel work, between its two marks
+io c --rounds=1 --counts
+rc=$?
+if [ $rc -eq 4 ]; then
+	tap_skip "io --counts" "$(tail -n 1 "$work/c.txt")"
+else
+	tap_ok $rc "io --counts of $MODES exits 0 (got $rc)"
+	[ $rc -eq 0 ] || sed 's/^/# /' "$work/c.txt" | tail -n 20
+	grep -A 12 '^io work per request' "$work/c.txt" | sed 's/^/# /'
+	csv=$work/c/io.csv
+	for m in $(echo "$MODES" | tr ',' ' '); do
+		# the process's own anonymous memory counts too (a host
+		# thread's stack or heap page now and then): below one page
+		# per request where the strategy allocates nothing
+		check "$m" bounce 'z < 1 && al < 1'
+		tap_ok $? "$m bounce --counts: no page zeroed or allocated per request"
+		# destructive: a page per 4K each way, about (a fresh shared
+		# THP is 512 at once, and pages it left behind are not
+		# allocated again: 30.1 of 32 at 64K, 962 of 1024 at 2M seen)
+		case $m in
+		inplace) check "$m" share 'z < 1 && al < 1' ;;
+		destructive) check "$m" share 'z >= 1.5 * pages && al >= 1.5 * pages' ;;
+		*) check "$m" share 'z == "" && al >= pages' ;;
+		esac
+		tap_ok $? "$m share --counts: pages zeroed and allocated per request as the mode implies (in place none, destructive about a page per 4K each way, gmem's zeroing not countable)"
+	done
+	grep -q '"counted": true' "$work/c/churn.json" &&
+		grep -q '"pages_zeroed_per_request"' "$work/c/churn.json"
+	tap_ok $? "io --counts: churn.json says counted and holds pages zeroed"
+fi
 
 # a wrong word on each side: the run fails naming the request and who saw it
 MODES=$(echo "$MODES" | cut -d, -f1)
