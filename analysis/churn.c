@@ -378,19 +378,56 @@ static void print_io_mode(FILE *f, const struct jv *m)
 		  io_size(jv_get(jv_get(m, "crossover_less_exits"), "size_bytes"), x1, sizeof(x1)));
 }
 
-/* one mode's work per request, bounce | share */
-static void print_io_work(FILE *f, const struct jv *m)
+/* the member of array a whose KEY is the number v, or NULL */
+static const struct jv *io_find_num(const struct jv *a, const char *key,
+				    double v)
+{
+	size_t k;
+
+	for (k = 0; k < jv_len(a); k++)
+		if (jv_num(jv_get(jv_at(a, k), key), NAN) == v)
+			return jv_at(a, k);
+	return NULL;
+}
+
+/* the member of array a whose KEY is the string v, or NULL */
+static const struct jv *io_find_str(const struct jv *a, const char *key,
+				    const char *v)
+{
+	size_t k;
+
+	for (k = 0; k < jv_len(a); k++)
+		if (!strcmp(jv_str(jv_get(jv_at(a, k), key), ""), v))
+			return jv_at(a, k);
+	return NULL;
+}
+
+/*
+ * one mode's work per request, bounce | share; pages zeroed from the
+ * --counts run of the same kernel (counted: its "modes", or NULL)
+ */
+static void print_io_work(FILE *f, const struct jv *m, const struct jv *counted)
 {
 	const struct jv *sizes = jv_get(m, "sizes");
 	const char *mode = jv_str(jv_get(m, "mode"), "?");
-	char e[32], n[32], cp[32], sz[24];
+	const struct jv *cm = io_find_str(counted, "mode", mode);
+	char e[32], n[32], cp[32], z[32], sz[24];
 	size_t k;
 
 	for (k = 0; k < jv_len(sizes); k++) {
 		const struct jv *y = jv_at(sizes, k);
 		const struct jv *bo = jv_get(y, "bounce"), *sh = jv_get(y, "share");
+		const struct jv *cy = io_find_num(jv_get(cm, "sizes"), "size_bytes",
+						  jv_num(jv_get(y, "size_bytes"), NAN));
+		double zb, zs;
 
 #define IO_MEAN(s, key) jv_num(jv_get(jv_get(s, key), "mean"), NAN)
+		zb = IO_MEAN(jv_get(cy, "bounce"), "pages_zeroed_per_request");
+		zs = IO_MEAN(jv_get(cy, "share"), "pages_zeroed_per_request");
+		if (isnan(zb) && isnan(zs))
+			snprintf(z, sizeof(z), "-");
+		else
+			snprintf(z, sizeof(z), "%.0f|%.0f", zb, zs);
 		snprintf(e, sizeof(e), "%.1f|%.1f", IO_MEAN(bo, "exits_per_request"),
 			 IO_MEAN(sh, "exits_per_request"));
 		snprintf(n, sizeof(n), "%.1f|%.1f", IO_MEAN(bo, "npt_faults_per_request"),
@@ -399,15 +436,16 @@ static void print_io_work(FILE *f, const struct jv *m)
 			 IO_MEAN(bo, "copied_bytes_per_request") / 1024,
 			 IO_MEAN(sh, "copied_bytes_per_request") / 1024);
 #undef IO_MEAN
-		text_line(f, "  %-11s %-4s %11s %14s %16s", k ? "" : mode,
-			  io_size(jv_get(y, "size_bytes"), sz, sizeof(sz)), e, n, cp);
+		text_line(f, "  %-11s %-4s %9s %13s %10s %13s", k ? "" : mode,
+			  io_size(jv_get(y, "size_bytes"), sz, sizeof(sz)), e, n,
+			  cp, z);
 	}
 }
 
 void print_io(FILE *f, const struct run *r)
 {
-	const struct jv *x[NLOAD], *ms;
-	struct jv *j[NLOAD];
+	const struct jv *x[NLOAD], *xc[NLOAD], *ms;
+	struct jv *j[NLOAD], *jc[NLOAD];
 	unsigned int i;
 	size_t k;
 
@@ -415,6 +453,8 @@ void print_io(FILE *f, const struct run *r)
 		both_free(j);
 		return;
 	}
+	/* make bench's --counts run of each kernel: pages zeroed */
+	both_load(r, "io-counts", "io", jc, xc);
 	fprintf(f, "\n");
 	text_line(f, "I/O through shared buffers (--workload=io):");
 	text_wrap(f, "  ", "  ", "A host device thread checks every word a "
@@ -434,13 +474,16 @@ void print_io(FILE *f, const struct run *r)
 	}
 	text_line(f, "  Work per request, bounce|share: exits to userspace, "
 		  "NPT faults,");
-	text_line(f, "  KiB the guest copied");
-	text_line(f, "  %-11s %-4s %11s %14s %16s", "mode", "size", "exits",
-		  "NPT faults", "copied KiB");
+	text_line(f, "  KiB the guest copied, pages zeroed (BPF counters, in a "
+		  "run of its own");
+	text_line(f, "  with --counts: io-counts/; - where none ran)");
+	text_line(f, "  %-11s %-4s %9s %13s %10s %13s", "mode", "size", "exits",
+		  "NPT faults", "copied KiB", "zeroed pages");
 	for (i = 0; i < 2; i++) {
 		ms = jv_get(x[i], "modes");
 		for (k = 0; k < jv_len(ms); k++)
-			print_io_work(f, jv_at(ms, k));
+			print_io_work(f, jv_at(ms, k), jv_get(xc[i], "modes"));
 	}
 	both_free(j);
+	both_free(jc);
 }

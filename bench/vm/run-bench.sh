@@ -292,7 +292,10 @@ extra_interference() {	# WHAT VMOUT DIR
 # range made uniform again, timed as events), --workload=accept (a
 # boot's conversion storm) and --workload=io (I/O bounced or shared in
 # place), their folders into DEST/churn, DEST/split, DEST/accept and
-# DEST/io (with the boot's console and vm.env in churn/); where MODES has
+# DEST/io (with the boot's console and vm.env in churn/), then the io
+# requests' kernel work once (--counts: BPF counters, one round of one
+# block per strategy and size) into DEST/io-counts, a run of its own
+# since counting costs time (a kernel without BPF: exit 4, left out); where MODES has
 # inplace, churn and split once more in place with the merge back on
 # (--churn-merge: kernel/patches 0048), into DEST/churn-merge and
 # DEST/split-merge, the same sequences; 0, or 1 when it failed (what it
@@ -305,10 +308,10 @@ churn_boot() {	# KDIR MODES DEST
 	*,inplace,*) merge=" && convbench --workload=churn $mcommon --churn-ops=$churn_ops --out=/out/churn-merge && convbench --workload=split $mcommon --churn-ops=$churn_events --out=/out/split-merge" ;;
 	esac
 	extra_boot "$1" "$vmout" \
-		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split$merge && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io" ||
+		-- sh -c "convbench --workload=churn $common --churn-ops=$churn_ops --out=/out/churn && convbench --workload=split $common --churn-ops=$churn_events --out=/out/split$merge && convbench --workload=accept $common --churn-range=${accept_mb}M --out=/out/accept && convbench --workload=io $common --churn-ops=$io_reqs --out=/out/io && { convbench --workload=io --mode=$2 --rounds=1 --seed=$seed --counts --churn-ops=25 --churn-interval=25 --out=/out/io-counts; s=\$?; [ \$s = 0 ] || [ \$s = 4 ]; }" ||
 		rc=$?
 	mkdir -p "$3"
-	for f in churn split churn-merge split-merge accept io; do
+	for f in churn split churn-merge split-merge accept io io-counts; do
 		[ -d "$vmout/$f" ] && cp -r "$vmout/$f" "$3/"
 	done
 	mkdir -p "$3/churn"
