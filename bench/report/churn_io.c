@@ -20,6 +20,7 @@
 #include "csvw.h"
 #include "stats.h"
 #include "units.h"
+#include "work_counts.h"
 
 static const char *const io_name[GUEST_IO_NR] = { "bounce", "share" };
 
@@ -52,22 +53,28 @@ static double norm_p50(const struct io_row *r)
 	return r->p50 - per_req(r->exits, r->reqs) * r->null_ns;
 }
 
+/* the conversion workload's name of each io work count (work_counts.h) */
+static const enum work_count io_wc[CHURN_WORK_NR] = {
+	[CHURN_WORK_ZEROED] = WC_PAGES_ZEROED,
+	[CHURN_WORK_ALLOC] = WC_PAGES_ALLOC,
+	[CHURN_WORK_FREED] = WC_PAGES_FREED,
+	[CHURN_WORK_IPIS] = WC_IPIS,
+};
+
 /*
  * --counts: a block's BPF work counts, when both its marks read them
- * (a counter one mark lacks leaves the row uncounted). gmem's pages
- * freed and zeroed are not: 6.12's guest_memfd pages are not
- * swap-backed and it clears them inline (work_counts.c, gmem_blind()),
- * so the counters would show only the shared side's.
+ * (a counter one mark lacks leaves the row uncounted), and not where
+ * the counters are blind to the mode's work (work_blind(): gmem's pages
+ * freed and zeroed, of which they would show only the shared side's)
  */
 static void io_counted(struct io_row *r, const struct churn_mark *a,
 		       const struct churn_mark *b)
 {
-	bool gmem = r->res->p.mode == MODE_GMEM;
 	unsigned int i;
 
 	for (i = 0; i < CHURN_WORK_NR; i++) {
 		if (!a->have_work[i] || !b->have_work[i] ||
-		    (gmem && (i == CHURN_WORK_ZEROED || i == CHURN_WORK_FREED)))
+		    work_blind(r->res->p.mode, io_wc[i]))
 			r->miss_work[i] = true;
 		else
 			r->work[i] += (double)b->work[i] - a->work[i];

@@ -68,6 +68,11 @@ static const char *gmem_blind(enum work_count c)
 	}
 }
 
+const char *work_blind(enum conv_mode m, enum work_count c)
+{
+	return m == MODE_GMEM ? gmem_blind(c) : NULL;
+}
+
 void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 	     enum conv_dir d, struct work_cell *wc)
 {
@@ -114,8 +119,8 @@ void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 		}
 		if (!h || !h->t || !wc->n)
 			continue;
-		if (m == MODE_GMEM && gmem_blind(c)) {
-			wc->why[c] = gmem_blind(c);
+		if (work_blind(m, c)) {
+			wc->why[c] = work_blind(m, c);
 			continue;
 		}
 		if (conv_trace_counter(h->t, trace_hook_base(h, m, size) + d,

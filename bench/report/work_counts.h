@@ -48,6 +48,11 @@ struct work_job {
 	const size_t *nres;
 };
 
+/*
+ * why the BPF counters cannot count mode m's count c (gmem's pages freed
+ * and zeroed in 6.12), or NULL: what is said instead of a number
+ */
+const char *work_blind(enum conv_mode m, enum work_count c);
 /* the work of (mode, size, dir) over all rounds in job */
 void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 	     enum conv_dir d, struct work_cell *wc);
