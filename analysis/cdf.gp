@@ -100,6 +100,16 @@ do for [o = 1:2] {
 			} else {
 				set xrange [*:*]
 			}
+			# 1-1.5-2-3-5-7 over a decade or so; past 20x, where
+			# those labels would run into each other, 1-2-5, the
+			# range widened to the 1-2-5 ticks around the data so
+			# that a tick lies on either side of every value
+			if (xlo > 0 && xhi / xlo > 20) {
+				set xrange [below125(xlo / 1.1) : above125(xhi * 1.1)]
+				eval "set xtics ".tics125w
+			} else {
+				eval "set xtics ".tics125
+			}
 			if (nobands ne "") {
 				set label 11 "no bands (one boot): ".nobands."drawn to p90" at graph 0.98, 0.04 right font ",8" tc rgb "#777777"
 			} else {

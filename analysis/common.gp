@@ -57,21 +57,7 @@ svg_term(w, h) = sprintf("set terminal svg size %d,%d font 'sans,10' noenhanced 
 out_cmd(i, name, w, h) = (i == 1 ? png_term(w, h) : svg_term(w, h)) . \
 	"; set output '".plots."/".name.(i == 1 ? ".png'" : ".svg'")
 
-# 1-1.5-2-3-5-7 tics for log axes that span less than a decade (us)
-tics125 = ""
-do for [e = -3:7] {
-	do for [mm in "1 1.5 2 3 5 7"] {
-		tics125 = tics125.(tics125 eq "" ? "(" : ", ").sprintf("%g", mm * 10**e)
-	}
-}
-tics125 = tics125.")"
-tics125w = ""	# 1-2-5, for ranges of a few decades
-do for [e = -3:7] {
-	do for [mm in "1 2 5"] {
-		tics125w = tics125w.(tics125w eq "" ? "(" : ", ").sprintf("%g", mm * 10**e)
-	}
-}
-tics125w = tics125w.")"
+load here."/ticks.gp"
 # "lo hi": the range of the numbers (not NaN) in columns c1..c2 of the
 # files (space-separated, quoted); "0 0" when there are none
 range_of(files, c1, c2) = system("cat ".files." 2>/dev/null | awk '$1 != \"#\" { for (i = ".c1."; i <= ".c2."; i++) if ($i ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/) { v = $i + 0; if (!n++ || v < lo) lo = v; if (!(n - 1) || v > hi) hi = v } } END { print lo + 0, hi + 0 }'")

@@ -489,8 +489,13 @@ if command -v gnuplot > /dev/null; then
 	rc=$?
 	[ $rc -eq 2 ] && grep -q 'usage: gnuplot' "$tmp/gp.out"
 	tap_ok $? "gnuplot without a run folder: usage, status 2 ($rc)"
+	# a log axis of 1-2-5 ticks widened to the ticks around its data
+	# (cdf.gp over a wide span): the tick at or below, at or above
+	got=$(gnuplot -e "load '$HERE/ticks.gp'; print sprintf('%g %g %g %g %g %g %g %g', below125(230), above125(230), below125(190), above125(30250), below125(5000), above125(5000), above125(0.3), below125(0.03))" 2>&1)
+	[ "$got" = "200 500 100 50000 5000 5000 0.5 0.02" ]
+	tap_ok $? "ticks.gp: the 1-2-5 ticks around 230, 190, 30250, 5000, 0.3, 0.03 ($got)"
 else
-	tap_skip "make plot, gnuplot -c, gnuplot without a folder (no gnuplot)"
+	tap_skip "make plot, gnuplot -c, gnuplot without a folder, ticks.gp (no gnuplot)"
 fi
 
 # --- the third column: gmem boots (the 6.12 kernel), merged on their own,
