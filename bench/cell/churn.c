@@ -51,10 +51,11 @@ static uint64_t now_ns(void)
 }
 
 /*
- * --workload=split's reset: [gpa, + len) punched out of the private fd
- * and allocated again (as v5_init() does: a fault on a hole of the fd
- * is a memory-error exit, not an allocation), and dropped from the
- * shared side (destructive, gmem); the record stays private
+ * --workload=split's reset, and io's before each size: [gpa, + len)
+ * punched out of the private fd and allocated again (as v5_init() does:
+ * a fault on a hole of the fd is a memory-error exit, not an
+ * allocation), and dropped from the shared side (destructive, gmem);
+ * the record stays private
  */
 static int churn_reset(struct worker *w, const uint64_t *args)
 {
@@ -84,7 +85,7 @@ static int churn_reset(struct worker *w, const uint64_t *args)
 		ret = madvise(c->shared + off, len, MADV_DONTNEED) ? -errno : 0;
 	if (ret) {
 		snprintf(w->error, sizeof(w->error),
-			 "vCPU %u: reset of the range for event %llu: %s",
+			 "vCPU %u: reset of the range at operation %llu: %s",
 			 w->vcpu->id, (unsigned long long)args[1],
 			 strerror(-ret));
 		return -1;

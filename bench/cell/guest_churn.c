@@ -287,9 +287,10 @@ static GUEST_CODE void io_one(struct churn_args *c, uint64_t op, uint32_t cls,
 /*
  * --workload=io: first the cell's null exits (for times less their
  * exits), then the pool made shared (untimed: a swiotlb pool set up at
- * boot), then for every class, ops requests by each strategy in blocks
- * of interval, bounce then share in even blocks, share then bounce in
- * odd ones, a mark before each block and after the last
+ * boot), then for every class, from the buffer whole again, ops requests
+ * by each strategy in blocks of interval, bounce then share in even
+ * blocks, share then bounce in odd ones, a mark before each block and
+ * after the last
  */
 static GUEST_CODE void churn_io(struct churn_args *c, uint64_t *mark)
 {
@@ -318,6 +319,22 @@ static GUEST_CODE void churn_io(struct churn_args *c, uint64_t *mark)
 		guest_write64(c->a.base + i * GUEST_CONV_PAGE, 0);
 	}
 	for (cls = 0; cls < c->nclasses && !c->a.stop; cls++) {
+		/*
+		 * Each size from the buffer as the first one found it: whole
+		 * again, punched and allocated by the host and written, so
+		 * that no size meets what the sizes before it left (folios
+		 * split by smaller shares, a shared THP's untouched pages).
+		 * Untimed, between a mark that ends the last size's last
+		 * block and the next block's: no request, no block's work.
+		 */
+		if (cls) {
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_MARK, op,
+				    (*mark)++, 0, 0, 0);
+			guest_ucall(UCALL_SYNC, GUEST_SYNC_CHURN_RESET, op,
+				    c->a.base, c->scratch_size, 0, 0);
+			for (i = 0; i < npool; i++)
+				guest_write64(c->a.base + i * GUEST_CONV_PAGE, 0);
+		}
 		for (b = 0, done = 0; done < c->ops && !c->a.stop; b++) {
 			blk = c->ops - done < c->interval ? c->ops - done :
 							     c->interval;

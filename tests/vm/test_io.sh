@@ -8,6 +8,8 @@
 # implies it (bounce: one exit, no conversion, both copies; share: the
 # request's exit and two hypercalls, every page converted both ways and
 # faulted back, the copies only where the mode does not keep the data);
+# each size from the buffer whole again (in place, the 2M shares after
+# the smaller ones fault per 2M, where the kernel had huge folios);
 # churn.json's ratios and crossovers; with --counts, the kernel's work
 # per request from the BPF counters at the blocks' marks (pages zeroed
 # and allocated: none for bounce and in place, a page per 4K each way
@@ -40,8 +42,11 @@ io() {	# io NAME [OPTION...]
 		--out="$work/$name" "$@" >"$work/$name.txt" 2>&1
 }
 
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+fb0=$(vmstat thp_file_fallback)
 io a --rounds=2
 rc=$?
+fb1=$(vmstat thp_file_fallback)
 if [ $rc -eq 4 ] && [ "${CONVBENCH_REQUIRE_SERIES:-0}" != 1 ]; then
 	tap_skip io "$(tail -n 1 "$work/a.txt")"
 	tap_finish
@@ -84,6 +89,19 @@ for m in $(echo "$MODES" | tr ',' ' '); do
 	check "$m" share "req == 8 && ex == 3 && cv == 2 * pages && cp == $keep * size && npt >= (size % 2097152 ? pages : size / 2097152)"
 	tap_ok $? "$m share: the request's exit and two hypercalls, every page converted both ways and faulted in again (a fault per 4K, or per 2M if huge), $keep copies of the data"
 done
+# each size from the buffer whole again: in place, where the 4K and 64K
+# shares split the buffer's huge folio, the 2M shares still map it with
+# a fault per 2M each way, when the kernel had a huge folio to give
+# every reset (no shmem THP fallback during the run)
+case ,$MODES, in
+*,inplace,*)
+	if [ "${fb0:-x}" = "${fb1:-y}" ]; then
+		check inplace share 'size != 2097152 || npt <= 4'
+		tap_ok $? "inplace: every size starts from the buffer whole again (2M shares after 4K and 64K: at most 4 NPT faults a request)"
+	else
+		tap_skip "inplace: every size from the buffer whole again" "the kernel fell back to small pages for shmem $((fb1 - fb0)) times during the run"
+	fi ;;
+esac
 
 j=$work/a/churn.json
 grep -q '"share_over_bounce_p50"' "$j" && grep -q '"share_over_bounce_less_exits"' "$j" &&
