@@ -3,8 +3,9 @@
 # I/O through shared buffers (convbench --workload=io): per mode, the
 # throughput of each strategy against the request size (left: MB/s each
 # way, geometric mean over rounds, log axes; bounce dashed, share solid)
-# and share's p50 over bounce's (right: below 1 sharing in place beats
-# bouncing; the crossover, the smallest such size, marked per mode),
+# and share's p50 over bounce's with its 95% interval over rounds
+# (right: below 1 sharing in place beats bouncing; the crossover, the
+# smallest such size, marked per mode),
 # from RUN/io.csv (an io run) or make bench's RUN/io/io.csv and
 # RUN/gmem/io/io.csv.
 #
@@ -45,6 +46,23 @@ system("awk -F, -v d='".data."' '" . \
 	"      if (n[a] && n[b]) { r = exp(lp[a] / n[a] - lp[b] / n[b]); printf \"%d %.6g\\n\", size[i], r > f; if (!x && r < 1) x = size[i] } }" . \
 	"    close(f); printf \"%s %d\\n\", md, x > cross }" . \
 	"  close(cross) }' ".csvs)
+# each ratio's 95% interval over rounds, as the report gives it: from
+# the churn.json beside each io.csv (its io.modes[].sizes[]
+# share_over_bounce_p50; a brace a line, a value a line), appended to
+# the ratio rows of its mode and size ("NaN NaN" where it has none)
+system("for f in ".csvs."; do j=$(dirname \"$f\")/churn.json; [ -s \"$j\" ] && cat \"$j\"; done | sed 's/[{}]/\\n&\\n/g; s/,/\\n/g' | awk -v d='".data."' '" . \
+	"/\"mode\": / { m = $2; gsub(/[\",]/, \"\", m) }" . \
+	"/\"size_bytes\": / { sz = $2 + 0 }" . \
+	"/\"share_over_bounce_p50\": / { in_r = 1; next }" . \
+	"in_r && /\"ci95_lo\": / { lo[m, sz] = $2 + 0 }" . \
+	"in_r && /\"ci95_hi\": / { hi[m, sz] = $2 + 0 }" . \
+	"in_r && /^[ \t]*}/ { in_r = 0 }" . \
+	"END { while ((getline l < (d \"/io-crossover.dat\")) > 0) { split(l, x, \" \"); md = x[1]; f = d \"/io-\" md \"-ratio.dat\"; n = 0;" . \
+	"    while ((getline r < f) > 0) row[++n] = r; close(f);" . \
+	"    printf \"%s lo hi\\n\", row[1] > f;" . \
+	"    for (i = 2; i <= n; i++) { split(row[i], y, \" \"); k = md SUBSEP (y[1] + 0);" . \
+	"      if ((k in lo) && (k in hi)) printf \"%s %.6g %.6g\\n\", row[i], lo[k], hi[k] > f; else printf \"%s NaN NaN\\n\", row[i] > f }" . \
+	"    close(f) } }'")
 modes = system("awk '{ printf \"%s \", $1 }' '".data."/io-crossover.dat'")
 crossof(m) = system("awk -v m='".m."' '$1 == m { print $2 }' '".data."/io-crossover.dat'") + 0
 json = system("for f in ".csvs."; do d=$(dirname \"$f\"); [ -s \"$d/churn.json\" ] && { echo \"$d/churn.json\"; break; }; done")
@@ -54,6 +72,7 @@ c_destructive = "#D55E00"
 c_inplace = "#0072B2"
 c_gmem = "#009E73"
 mode_color(m) = (m eq "inplace") ? c_inplace : (m eq "gmem") ? c_gmem : c_destructive
+nudge(m) = (m eq "inplace") ? 1 : (m eq "gmem") ? 1.08 : 0.92
 sizelabel(b) = b >= 1048576 ? sprintf("%dM", b / 1048576) : sprintf("%dK", b / 1024)
 
 set key outside bottom center horizontal samplen 3 font ",9"
@@ -76,6 +95,8 @@ do for [o = 1:2] {
 	plot for [m in modes] data."/io-".m."-bounce.dat" using 1:2 with linespoints dt 2 pt 6 lc rgb mode_color(m) title m." bounce", \
 	     for [m in modes] data."/io-".m."-share.dat" using 1:2 with linespoints dt 1 pt 7 lc rgb mode_color(m) title m." share"
 	set ylabel "share p50 / bounce p50 (below 1: sharing wins)"
+	# the left panel's sizes, with room for the nudged intervals
+	set xrange [GPVAL_X_MIN / 1.15 : GPVAL_X_MAX * 1.15]
 	unset arrow
 	i = 0
 	do for [m in modes] {
@@ -85,9 +106,12 @@ do for [o = 1:2] {
 			set arrow i from x, graph 0 to x, graph 1 nohead dt 3 lw 1.5 lc rgb mode_color(m)
 		}
 	}
-	plot for [m in modes] data."/io-".m."-ratio.dat" using 1:2 with linespoints pt 7 lc rgb mode_color(m) \
+	# the modes a little apart, so that their intervals do not hide each other
+	plot for [m in modes] data."/io-".m."-ratio.dat" using ($1 * nudge(m)):2 with lines lc rgb mode_color(m) notitle, \
+	     for [m in modes] data."/io-".m."-ratio.dat" using ($1 * nudge(m)):2:3:4 with yerrorbars pt 7 ps 0.8 lc rgb mode_color(m) \
 		title m.(crossof(m) > 0 ? ": crossover ".sizelabel(crossof(m)) : ": no crossover"), \
 	     1 with lines lc rgb "#888888" dt 2 notitle
 	unset multiplot
 	unset arrow
+	set autoscale x
 }
