@@ -50,9 +50,9 @@
 # RUN/gmem/io/), BENCH_SMP_VCPUS (4: then one more boot per kernel,
 # single-threaded TCG, runs the matrix at 1 and at that many vCPUs,
 # each vCPU its own range converting concurrently, BENCH_SMP_ROUNDS (3)
-# rounds of BENCH_SMP_ITERATIONS (50) with IPIs and TLB flush requests
+# rounds of BENCH_SMP_ITERATIONS (25) with IPIs and TLB flush requests
 # per conversion, and --workload=io
-# at that many vCPUs (BENCH_SMP_IO_REQS, 25 requests by each strategy
+# at that many vCPUs (BENCH_SMP_IO_REQS, 10 requests by each strategy
 # of each size), into RUN/smp/ and RUN/gmem/smp/ (bench/vm/smp-bench.sh);
 # 0 or 1: none).
 # Needs: make kernel kernel-gmem and build/bench/convbench (with --trace
@@ -115,8 +115,8 @@ io_reqs=${BENCH_IO_REQS:-50}
 case $io_reqs in ''|0|*[!0-9]*) echo "run-bench: BENCH_IO_REQS expects a whole number from 1, got '$io_reqs'" >&2; exit 2 ;; esac
 smp_vcpus=${BENCH_SMP_VCPUS:-4}
 smp_rounds=${BENCH_SMP_ROUNDS:-3}
-smp_iters=${BENCH_SMP_ITERATIONS:-50}
-smp_io_reqs=${BENCH_SMP_IO_REQS:-25}
+smp_iters=${BENCH_SMP_ITERATIONS:-25}
+smp_io_reqs=${BENCH_SMP_IO_REQS:-10}
 case $smp_io_reqs in ''|0|*[!0-9]*) echo "run-bench: BENCH_SMP_IO_REQS expects a whole number from 1, got '$smp_io_reqs'" >&2; exit 2 ;; esac
 case $smp_vcpus in ''|*[!0-9]*) echo "run-bench: BENCH_SMP_VCPUS expects a whole number from 0 to 8, got '$smp_vcpus'" >&2; exit 2 ;; esac
 [ "$smp_vcpus" -le 8 ] || { echo "run-bench: BENCH_SMP_VCPUS expects a whole number from 0 to 8, got '$smp_vcpus'" >&2; exit 2; }

@@ -7,7 +7,8 @@
 # ROUNDS rounds of ITERS, with each cell's IPIs and TLB flush requests
 # (summary.json's vm_counts), and --workload=io at V vCPUs (IO_REQS
 # requests by each strategy of each size), in MODES, into /out/v1,
-# /out/vV, /out/v1-busyV-1 and /out/io-vV. The boot runs under
+# /out/vV, /out/v1-busyV-1 and /out/io-vV (in two blocks by each
+# strategy, their order swapped in the second). The boot runs under
 # single-threaded TCG, where the multi-threaded emulator's rare triple
 # fault of a nested guest (emu_retry.sh, the tests' rule) should not
 # come; if it does, that run
@@ -48,7 +49,8 @@ run "v$v" $common --vcpus="$v" --rounds="$rounds" --iterations="$iters"
 run "v1-busy$((v - 1))" $common --vcpus=1 --busy-vcpus=$((v - 1)) \
 	--rounds="$rounds" --iterations="$iters"
 run "io-v$v" --workload=io --mode="$modes" --vcpus="$v" --rounds="$rounds" \
-	--churn-ops="$ioreqs" --stall-timeout=60 --seed="$seed"
+	--churn-ops="$ioreqs" --churn-interval=$(((ioreqs + 1) / 2)) \
+	--stall-timeout=60 --seed="$seed"
 {
 	echo "runs=$runs"
 	echo "emulator_faults=$faults"
