@@ -111,6 +111,7 @@ void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 	for (c = 0; c < WC_NR; c++) {
 		unsigned long long v;
 		int ctc = counter_of(c);
+		const char *blind;
 
 		if (ctc < 0) {
 			if (wc->n)
@@ -119,8 +120,9 @@ void work_of(const struct work_job *job, enum conv_mode m, uint64_t size,
 		}
 		if (!h || !h->t || !wc->n)
 			continue;
-		if (work_blind(m, c)) {
-			wc->why[c] = work_blind(m, c);
+		blind = work_blind(m, c);
+		if (blind) {
+			wc->why[c] = blind;
 			continue;
 		}
 		if (conv_trace_counter(h->t, trace_hook_base(h, m, size) + d,
