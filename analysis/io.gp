@@ -26,9 +26,22 @@ if (words(csvs) == 0) {
 }
 data = run."/plots/data"
 system("mkdir -p '".data."'")
+# each ratio's 95% interval over rounds as the report gives it, from the
+# churn.json beside each io.csv (io.modes[].sizes[] share_over_bounce_p50;
+# a brace a line, a value a line; null, as for one round, is none):
+# "mode size lo hi" rows in io-ci.dat
+system("for f in ".csvs."; do j=$(dirname \"$f\")/churn.json; [ -s \"$j\" ] && cat \"$j\"; done | sed 's/[{}]/\\n&\\n/g; s/,/\\n/g' | awk '" . \
+	"/\"mode\": / { m = $2; gsub(/[\",]/, \"\", m) }" . \
+	"/\"size_bytes\": / { sz = $2 + 0 }" . \
+	"/\"share_over_bounce_p50\": / { in_r = 1; lo = hi = \"\"; next }" . \
+	"in_r && /\"ci95_lo\": [-+.0-9]/ { lo = $2 + 0 }" . \
+	"in_r && /\"ci95_hi\": [-+.0-9]/ { hi = $2 + 0 }" . \
+	"in_r && /^[ \t]*}/ { in_r = 0; if (lo != \"\" && hi != \"\") print m, sz, lo, hi }' > '".data."/io-ci.dat'")
 # per mode and strategy: size, MB/s and p50 (geometric means over the
-# rounds); per mode: size, share p50 / bounce p50; the crossovers
+# rounds); per mode: size, share p50 / bounce p50 and its interval
+# (NaN NaN where churn.json has none); the crossovers
 system("awk -F, -v d='".data."' '" . \
+	"BEGIN { while ((getline l < (d \"/io-ci.dat\")) > 0) { split(l, y, \" \"); ci[y[1], y[2] + 0] = y[3] \" \" y[4] } }" . \
 	"FNR == 1 { delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }" . \
 	"{ k = $1 SUBSEP $3 SUBSEP $(c[\"size_bytes\"]); n[k]++;" . \
 	"  lm[k] += log($(c[\"mb_per_s\"])); lp[k] += log($(c[\"p50_ns\"]));" . \
@@ -41,28 +54,12 @@ system("awk -F, -v d='".data."' '" . \
 	"  for (m = 1; m <= nm; m++) { md = modes[m]; x = 0;" . \
 	"    for (st = 1; st <= 2; st++) { s = st == 1 ? \"bounce\" : \"share\"; f = d \"/io-\" md \"-\" s \".dat\"; printf \"# size_bytes mb_per_s p50_us\\n\" > f;" . \
 	"      for (i = 1; i <= ns; i++) { k = md SUBSEP s SUBSEP size[i]; if (n[k]) printf \"%d %.6g %.6g\\n\", size[i], exp(lm[k] / n[k]), exp(lp[k] / n[k]) / 1000 > f } close(f) }" . \
-	"    f = d \"/io-\" md \"-ratio.dat\"; printf \"# size_bytes share_over_bounce_p50\\n\" > f;" . \
+	"    f = d \"/io-\" md \"-ratio.dat\"; printf \"# size_bytes share_over_bounce_p50 lo hi\\n\" > f;" . \
 	"    for (i = 1; i <= ns; i++) { a = md SUBSEP \"share\" SUBSEP size[i]; b = md SUBSEP \"bounce\" SUBSEP size[i];" . \
-	"      if (n[a] && n[b]) { r = exp(lp[a] / n[a] - lp[b] / n[b]); printf \"%d %.6g\\n\", size[i], r > f; if (!x && r < 1) x = size[i] } }" . \
+	"      if (n[a] && n[b]) { r = exp(lp[a] / n[a] - lp[b] / n[b]); k = md SUBSEP size[i];" . \
+	"        printf \"%d %.6g %s\\n\", size[i], r, (k in ci) ? ci[k] : \"NaN NaN\" > f; if (!x && r < 1) x = size[i] } }" . \
 	"    close(f); printf \"%s %d\\n\", md, x > cross }" . \
 	"  close(cross) }' ".csvs)
-# each ratio's 95% interval over rounds, as the report gives it: from
-# the churn.json beside each io.csv (its io.modes[].sizes[]
-# share_over_bounce_p50; a brace a line, a value a line), appended to
-# the ratio rows of its mode and size ("NaN NaN" where it has none)
-system("for f in ".csvs."; do j=$(dirname \"$f\")/churn.json; [ -s \"$j\" ] && cat \"$j\"; done | sed 's/[{}]/\\n&\\n/g; s/,/\\n/g' | awk -v d='".data."' '" . \
-	"/\"mode\": / { m = $2; gsub(/[\",]/, \"\", m) }" . \
-	"/\"size_bytes\": / { sz = $2 + 0 }" . \
-	"/\"share_over_bounce_p50\": / { in_r = 1; next }" . \
-	"in_r && /\"ci95_lo\": / { lo[m, sz] = $2 + 0 }" . \
-	"in_r && /\"ci95_hi\": / { hi[m, sz] = $2 + 0 }" . \
-	"in_r && /^[ \t]*}/ { in_r = 0 }" . \
-	"END { while ((getline l < (d \"/io-crossover.dat\")) > 0) { split(l, x, \" \"); md = x[1]; f = d \"/io-\" md \"-ratio.dat\"; n = 0;" . \
-	"    while ((getline r < f) > 0) row[++n] = r; close(f);" . \
-	"    printf \"%s lo hi\\n\", row[1] > f;" . \
-	"    for (i = 2; i <= n; i++) { split(row[i], y, \" \"); k = md SUBSEP (y[1] + 0);" . \
-	"      if ((k in lo) && (k in hi)) printf \"%s %.6g %.6g\\n\", row[i], lo[k], hi[k] > f; else printf \"%s NaN NaN\\n\", row[i] > f }" . \
-	"    close(f) } }'")
 modes = system("awk '{ printf \"%s \", $1 }' '".data."/io-crossover.dat'")
 crossof(m) = system("awk -v m='".m."' '$1 == m { print $2 }' '".data."/io-crossover.dat'") + 0
 json = system("for f in ".csvs."; do d=$(dirname \"$f\"); [ -s \"$d/churn.json\" ] && { echo \"$d/churn.json\"; break; }; done")

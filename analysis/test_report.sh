@@ -900,8 +900,9 @@ iosize() {	# iosize SIZE B_P50 S_P50 RATIO LO HI NORM COPIED_B COPIED_S
 	printf '{ "size_bytes": %s, "bounce": %s, "share": %s, "share_over_bounce_p50": %s, "share_over_bounce_less_exits": %s }' \
 		"$1" "$(strat "$2" 1 0.1 "$8")" "$(strat "$3" 3 2 "$9")" "$(ovr "$4" "$5" "$6")" "$(ovr "$7" null null)"
 }
-printf '{ "io": { "modes": [ { "mode": "inplace", "sizes": [ %s, %s ], "crossover": { "size_bytes": 1048576, "surely_from_bytes": null, "possibly_from_bytes": 262144 }, "crossover_less_exits": { "size_bytes": 16384 } } ] } }\n' \
+printf '{ "io": { "modes": [ { "mode": "inplace", "sizes": [ %s, %s, %s ], "crossover": { "size_bytes": 1048576, "surely_from_bytes": null, "possibly_from_bytes": 262144 }, "crossover_less_exits": { "size_bytes": 16384 } } ] } }\n' \
 	"$(iosize 4096 111800 445800 3.99 3.5 4.5 4.56 8192 0)" \
+	"$(iosize 65536 800000 400000 0.5 null null 0.5 131072 0)" \
 	"$(iosize 1048576 8774100 7878300 0.898 0.8 1.01 0.7 2097152 0)" > "$ch/io/churn.json"
 # the --counts run: pages zeroed per request at 4K only (1M: "-")
 mkdir -p "$ch/io-counts"
@@ -936,7 +937,7 @@ if command -v gnuplot > /dev/null; then
 		grep -qx '4096 2 3.5 4.5' "$ch/plots/data/io-inplace-ratio.dat" &&
 		grep -qx '65536 0.5 NaN NaN' "$ch/plots/data/io-inplace-ratio.dat" &&
 		grep -qx 'inplace 65536' "$ch/plots/data/io-crossover.dat"
-	tap_ok $? "io.gp: geometric means over rounds, share/bounce with churn.json's interval where it has one, the crossover at 64K, no gnuplot complaint"
+	tap_ok $? "io.gp: geometric means over rounds, share/bounce with churn.json's interval where it has one (64K's is null), the crossover at 64K, no gnuplot complaint"
 	sed 's/^/# /' "$tmp/gpio.out" | head -n 5
 else
 	tap_skip "io.gp (no gnuplot)"
